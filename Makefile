@@ -1,0 +1,49 @@
+# sketchshare: a PGXS extension with a C++17 core.
+#   make / make install      the extension (PGXS)
+#   make unit                core unit tests (GoogleTest), no PostgreSQL needed
+#   scripts/test.sh          every test; scripts/demo.sh the demo (see README)
+
+EXTENSION    = sketchshare
+EXTVERSION   = 0.1.0
+MODULE_big   = sketchshare
+
+CORE_SRCS    = $(sort $(wildcard src/core/*.cpp))
+PG_SRCS      = $(sort $(wildcard src/pg/*.cpp))
+CORE_OBJS    = $(CORE_SRCS:.cpp=.o)
+OBJS         = $(CORE_OBJS) $(PG_SRCS:.cpp=.o)
+
+# The install script is assembled from one piece per structure, in name order.
+SQL_PIECES   = $(sort $(wildcard src/sql/*.sql))
+INSTALL_SQL  = $(EXTENSION)--$(EXTVERSION).sql
+DATA_built   = $(INSTALL_SQL)
+DATA         = $(wildcard sketchshare--*--*.sql)
+
+REGRESS      = $(basename $(notdir $(sort $(wildcard sql/*.sql))))
+REGRESS_OPTS = --load-extension=$(EXTENSION)
+
+PG_CONFIG   ?= pg_config
+PG_CXXFLAGS  = -std=c++17 -fno-omit-frame-pointer -Wno-register
+SHLIB_LINK   = -lstdc++
+
+# No LLVM bitcode for JIT inlining: it would require clang at install time.
+override with_llvm = no
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+$(INSTALL_SQL): $(SQL_PIECES)
+	cat $^ > $@
+
+# ---- core unit tests: the core alone, without PostgreSQL ----
+UNIT_SRCS    = $(sort $(wildcard test/core/*.cpp))
+UNIT_BIN     = test/core/unit_tests
+UNIT_CXXFLAGS = -std=c++17 -O2 -g -Wall -Isrc/core -pthread
+
+$(UNIT_BIN): $(UNIT_SRCS) $(CORE_OBJS) $(wildcard src/core/*.hpp)
+	$(CXX) $(UNIT_CXXFLAGS) -o $@ $(UNIT_SRCS) $(CORE_OBJS) -lgtest -lgtest_main -pthread
+
+unit: $(UNIT_BIN)
+	./$(UNIT_BIN)
+
+EXTRA_CLEAN  = $(UNIT_BIN) results regression.diffs regression.out
+.PHONY: unit

@@ -1,0 +1,98 @@
+# Shared by scripts/demo.sh, scripts/test.sh and bench/run.sh: install what is
+# missing, build and install the extension, run a throwaway cluster.
+# Works as root (the server then runs as the unprivileged `postgres` user,
+# since PostgreSQL refuses root) and as a user with sudo.
+
+set -euo pipefail
+
+SKETCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PG_MAJOR=${PG_MAJOR:-15}
+PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
+export PG_CONFIG=${PG_CONFIG:-$PG_BIN/pg_config}
+[ -x "$PG_CONFIG" ] || PG_CONFIG=$(command -v pg_config || echo "$PG_BIN/pg_config")
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# The OS user that owns throwaway clusters.
+server_user() {
+    if [ "$(id -u)" -eq 0 ]; then echo postgres; else id -un; fi
+}
+
+as_server_user() {
+    if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# Debian packages the build, the tests and the benchmarks need.
+SKETCH_PACKAGES=(make g++ postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR libxxhash-dev
+                 googletest libgtest-dev libbenchmark-dev xxhash postgresql-$PG_MAJOR-hll python3)
+
+install_dependencies() {
+    local missing=()
+    for pkg in "${SKETCH_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "== installing: ${missing[*]}"
+        as_root apt-get update -qq
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    fi
+}
+
+build_and_install() {
+    echo "== building sketchshare"
+    make -C "$SKETCH_ROOT" -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG"
+    as_root make -C "$SKETCH_ROOT" -s install PG_CONFIG="$PG_CONFIG" >/dev/null
+}
+
+# Starts a throwaway cluster unless PG* variables point at a server (pass
+# "own" to always start one). Exports PGHOST, PGPORT, PGUSER, PGDATABASE.
+CLUSTER_DIR=""
+cluster_start() {
+    local mode=${1:-auto}
+    if [ "$mode" != own ] && { [ -n "${PGHOST:-}" ] || [ -n "${PGPORT:-}" ] || [ -n "${PGDATABASE:-}" ]; }; then
+        echo "== using the server that PG* variables point at"
+        return 0
+    fi
+    CLUSTER_DIR=$(mktemp -d /tmp/sketchshare-cluster.XXXXXX)
+    chmod 755 "$CLUSTER_DIR"
+    [ "$(id -u)" -eq 0 ] && chown postgres: "$CLUSTER_DIR"
+    local port
+    port=$(( 20000 + RANDOM % 20000 ))
+    echo "== starting a throwaway cluster in $CLUSTER_DIR (port $port, OS user $(server_user))"
+    as_server_user "$PG_BIN/initdb" -D "$CLUSTER_DIR/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$CLUSTER_DIR/initdb.log" 2>&1 ||
+        { cat "$CLUSTER_DIR/initdb.log"; return 1; }
+    cat >>"$CLUSTER_DIR/data/postgresql.conf" <<CONF
+port = $port
+listen_addresses = ''
+unix_socket_directories = '$CLUSTER_DIR'
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+shared_buffers = 512MB
+work_mem = 64MB
+max_worker_processes = 8
+max_parallel_workers = 4
+max_parallel_workers_per_gather = 2
+max_connections = 40
+log_min_messages = warning
+CONF
+    as_server_user "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" -w start >/dev/null
+    export PGHOST=$CLUSTER_DIR PGPORT=$port PGUSER=postgres PGDATABASE=postgres
+    trap cluster_stop EXIT
+}
+
+cluster_stop() {
+    [ -n "$CLUSTER_DIR" ] || return 0
+    as_server_user "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -m fast -w stop >/dev/null 2>&1 || true
+    rm -rf "$CLUSTER_DIR"
+    CLUSTER_DIR=""
+}
+
+# The GUC that forces parallel plans was renamed in PostgreSQL 16.
+force_parallel_guc() {
+    local num
+    num=$(psql -XAtc "SHOW server_version_num")
+    if [ "$num" -ge 160000 ]; then echo debug_parallel_query; else echo force_parallel_mode; fi
+}

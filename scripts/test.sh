@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Every test: core unit tests, pg_regress (serial, then with forced parallel
+# plans) against a throwaway cluster, then the script tests in test/scripts.
+# Ends with "N passed, N failed" and exits non-zero on any failure.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+PASSED=0
+FAILED=0
+OUT=$(mktemp -d /tmp/sketchshare-test.XXXXXX)
+chmod 777 "$OUT"
+
+tally() {  # tally PASSED_COUNT FAILED_COUNT
+    PASSED=$((PASSED + $1))
+    FAILED=$((FAILED + $2))
+}
+
+run_unit_tests() {
+    echo "== core unit tests"
+    if ! make -C "$SKETCH_ROOT" -s PG_CONFIG="$PG_CONFIG" test/core/unit_tests; then
+        echo "unit tests failed to build"; tally 0 1; return
+    fi
+    "$SKETCH_ROOT/test/core/unit_tests" --gtest_color=no >"$OUT/unit.log" 2>&1 || true
+    grep -E '^\[  (FAILED|PASSED) |^\[==========\]' "$OUT/unit.log" || true
+    local ok bad
+    ok=$(grep -c '^\[       OK \]' "$OUT/unit.log" || true)
+    bad=$(grep -cE '^\[  FAILED  \] .* \([0-9]+ ms\)$' "$OUT/unit.log" || true)
+    if ! grep -q '^\[==========\] .* ran\.' "$OUT/unit.log"; then
+        tail -20 "$OUT/unit.log"; bad=$((bad + 1))  # crashed before finishing
+    fi
+    [ "$bad" -eq 0 ] || grep -B5 -A20 'Failure' "$OUT/unit.log" | head -100
+    tally "$ok" "$bad"
+}
+
+# run_regress NAME [PGOPTIONS]: one pg_regress pass over sql/*.sql.
+run_regress() {
+    local name=$1 options=${2:-}
+    local dir="$OUT/regress-$name"
+    mkdir -p "$dir"
+    chmod 777 "$dir"
+    echo "== pg_regress ($name)"
+    local tests
+    tests=$(cd "$SKETCH_ROOT/sql" && ls *.sql | sed 's/\.sql$//' | sort)
+    PGOPTIONS="$options" "$($PG_CONFIG --pkglibdir)/pgxs/src/test/regress/pg_regress" \
+        --inputdir="$SKETCH_ROOT" --outputdir="$dir" --bindir="$($PG_CONFIG --bindir)" \
+        --dbname="regress_$name" --load-extension=sketchshare $tests >"$dir/log" 2>&1 || true
+    cat "$dir/log"
+    local ok bad
+    ok=$(grep -cE '\.\.\. ok|^ok [0-9]+ ' "$dir/log" || true)
+    bad=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+ ' "$dir/log" || true)
+    [ -f "$dir/regression.diffs" ] && [ "$bad" -gt 0 ] && head -200 "$dir/regression.diffs"
+    if [ $((ok + bad)) -eq 0 ]; then bad=1; fi  # pg_regress itself failed
+    tally "$ok" "$bad"
+}
+
+run_script_tests() {
+    local t
+    for t in "$SKETCH_ROOT"/test/scripts/*.sh; do
+        [ -e "$t" ] || continue
+        echo "== script test $(basename "$t")"
+        if bash "$t" >"$OUT/$(basename "$t").log" 2>&1; then
+            echo "ok"; tally 1 0
+        else
+            tail -40 "$OUT/$(basename "$t").log"; echo "FAILED"; tally 0 1
+        fi
+    done
+}
+
+install_dependencies
+build_and_install
+run_unit_tests
+cluster_start own
+run_regress serial
+PARALLEL="-c $(force_parallel_guc)=regress -c parallel_setup_cost=0 -c parallel_tuple_cost=0"
+PARALLEL+=" -c min_parallel_table_scan_size=0 -c min_parallel_index_scan_size=0 -c max_parallel_workers_per_gather=2"
+run_regress parallel "$PARALLEL"
+export SKETCH_ROOT
+run_script_tests
+[ "$FAILED" -eq 0 ] && rm -rf "$OUT"
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]

@@ -1,0 +1,125 @@
+#include "item_hash.hpp"
+
+extern "C" {
+#include "catalog/pg_type_d.h"
+#include "miscadmin.h"
+#include "pgtime.h"
+#include "utils/bytea.h"
+#include "utils/datetime.h"
+#include "utils/float.h"
+#include "utils/lsyscache.h"
+#include "utils/uuid.h"
+}
+
+namespace sketch_pg {
+
+static ItemKind kind_for(Oid base) {
+    switch (base) {
+        case TEXTOID:
+        case VARCHAROID:
+        case BYTEAOID: return ItemKind::bytes;
+        case NAMEOID: return ItemKind::name;
+        case INT2OID: return ItemKind::integer2;
+        case INT4OID: return ItemKind::integer4;
+        case INT8OID: return ItemKind::integer8;
+        case FLOAT4OID: return ItemKind::float4;
+        case FLOAT8OID: return ItemKind::float8;
+        case BOOLOID: return ItemKind::boolean;
+        case UUIDOID: return ItemKind::uuid;
+        default: return ItemKind::text_output;
+    }
+}
+
+void item_hasher_init(ItemHasher* hasher, Oid typid, MemoryContext mcxt) {
+    if (!OidIsValid(typid))
+        ereport(ERROR, (errcode(ERRCODE_INDETERMINATE_DATATYPE), errmsg("could not determine the type of the item to hash")));
+    hasher->typid = typid;
+    hasher->kind = kind_for(getBaseType(typid));
+    if (hasher->kind == ItemKind::text_output) {
+        Oid output_fn;
+        bool is_varlena;
+        getTypeOutputInfo(typid, &output_fn, &is_varlena);
+        fmgr_info_cxt(output_fn, &hasher->output, mcxt);
+    }
+}
+
+const ItemHasher* item_hasher_for_arg(FunctionCallInfo fcinfo, int argno) {
+    FmgrInfo* flinfo = fcinfo->flinfo;
+    Oid typid = get_fn_expr_argtype(flinfo, argno);
+    auto* hasher = static_cast<ItemHasher*>(flinfo->fn_extra);
+    if (hasher == nullptr || hasher->typid != typid) {
+        if (hasher == nullptr)
+            hasher = static_cast<ItemHasher*>(MemoryContextAllocZero(flinfo->fn_mcxt, sizeof(ItemHasher)));
+        item_hasher_init(hasher, typid, flinfo->fn_mcxt);
+        flinfo->fn_extra = hasher;
+    }
+    return hasher;
+}
+
+// Varlena bytes, detoasted: a compressed or external value hashes as inline.
+static sketch::Hash128 hash_varlena(Datum value, uint64_t seed) {
+    struct varlena* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(value));
+    struct varlena* flat = PG_DETOAST_DATUM_PACKED(value);
+    sketch::Hash128 h = sketch::hash_bytes(VARDATA_ANY(flat), VARSIZE_ANY_EXHDR(flat), seed);
+    if (flat != raw) pfree(flat);
+    return h;
+}
+
+// Text output under fixed settings (ISO dates, UTC, postgres intervals, hex
+// bytea, shortest exact floats), so the digest of a date, a timestamptz or an
+// array of them does not depend on the session that computes it.
+static char* canonical_output(FmgrInfo* output, Datum value) {
+    static pg_tz* utc = nullptr;
+    if (utc == nullptr) utc = pg_tzset("UTC");
+    const int saved_style = DateStyle, saved_order = DateOrder, saved_interval = IntervalStyle;
+    const int saved_digits = extra_float_digits, saved_bytea = bytea_output;
+    pg_tz* const saved_zone = session_timezone;
+    DateStyle = USE_ISO_DATES;
+    DateOrder = DATEORDER_YMD;
+    IntervalStyle = INTSTYLE_POSTGRES;
+    extra_float_digits = 1;
+    bytea_output = BYTEA_OUTPUT_HEX;
+    session_timezone = utc;
+    char* text = nullptr;
+    PG_TRY();
+    {
+        text = OutputFunctionCall(output, value);
+    }
+    PG_FINALLY();
+    {
+        DateStyle = saved_style;
+        DateOrder = saved_order;
+        IntervalStyle = saved_interval;
+        extra_float_digits = saved_digits;
+        bytea_output = saved_bytea;
+        session_timezone = saved_zone;
+    }
+    PG_END_TRY();
+    return text;
+}
+
+sketch::Hash128 hash_item(const ItemHasher* hasher, Datum value, uint64_t seed) {
+    switch (hasher->kind) {
+        case ItemKind::bytes: return hash_varlena(value, seed);
+        case ItemKind::name: {
+            const char* s = NameStr(*DatumGetName(value));
+            return sketch::hash_bytes(s, strlen(s), seed);
+        }
+        case ItemKind::integer2: return sketch::hash_int(DatumGetInt16(value), seed);
+        case ItemKind::integer4: return sketch::hash_int(DatumGetInt32(value), seed);
+        case ItemKind::integer8: return sketch::hash_int(DatumGetInt64(value), seed);
+        case ItemKind::float4: return sketch::hash_float(DatumGetFloat4(value), seed);
+        case ItemKind::float8: return sketch::hash_float(DatumGetFloat8(value), seed);
+        case ItemKind::boolean: return sketch::hash_bool(DatumGetBool(value), seed);
+        case ItemKind::uuid: return sketch::hash_bytes(DatumGetUUIDP(value)->data, UUID_LEN, seed);
+        case ItemKind::text_output: {
+            char* text = canonical_output(const_cast<FmgrInfo*>(&hasher->output), value);
+            sketch::Hash128 h = sketch::hash_bytes(text, strlen(text), seed);
+            pfree(text);
+            return h;
+        }
+    }
+    pg_unreachable();
+}
+
+}  // namespace sketch_pg

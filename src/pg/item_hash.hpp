@@ -1,0 +1,29 @@
+// Hashing SQL values of any type into the core's Hash128, by the canonical
+// forms documented in README ("How items are hashed"). Every structure hashes
+// its items through here, so sketch_hash() predicts membership everywhere.
+#pragma once
+
+#include "../core/hash.hpp"
+#include "pg.hpp"
+
+namespace sketch_pg {
+
+enum class ItemKind : uint8_t { bytes, name, integer2, integer4, integer8, float4, float8, boolean, uuid, text_output };
+
+struct ItemHasher {
+    Oid typid;
+    ItemKind kind;
+    FmgrInfo output;  // used only for ItemKind::text_output
+};
+
+// Fills a hasher for values of typid (domains resolve to their base type).
+// output's memory lives in mcxt.
+void item_hasher_init(ItemHasher* hasher, Oid typid, MemoryContext mcxt);
+
+// The hasher for argument argno of the current call, cached in fn_extra.
+// Only for functions that use fn_extra for nothing else.
+const ItemHasher* item_hasher_for_arg(FunctionCallInfo fcinfo, int argno);
+
+sketch::Hash128 hash_item(const ItemHasher* hasher, Datum value, uint64_t seed = 0);
+
+}  // namespace sketch_pg
