@@ -11,6 +11,15 @@ PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
 export PG_CONFIG=${PG_CONFIG:-$PG_BIN/pg_config}
 [ -x "$PG_CONFIG" ] || PG_CONFIG=$(command -v pg_config || echo "$PG_BIN/pg_config")
 
+# SKETCH_PG_SANDBOX=DIR installs the extension into a private copy of the
+# PostgreSQL installation under DIR and runs throwaway clusters from there, so
+# several work trees can build and test side by side (PostgreSQL finds its
+# libraries relative to its binaries). Unset: the system installation.
+SANDBOX=${SKETCH_PG_SANDBOX:-}
+if [ -n "$SANDBOX" ]; then
+    PG_BIN=$SANDBOX/usr/lib/postgresql/$PG_MAJOR/bin
+fi
+
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
@@ -43,7 +52,16 @@ install_dependencies() {
 build_and_install() {
     echo "== building sketchshare"
     make -C "$SKETCH_ROOT" -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG"
-    as_root make -C "$SKETCH_ROOT" -s install PG_CONFIG="$PG_CONFIG" >/dev/null
+    if [ -n "$SANDBOX" ]; then
+        if [ ! -x "$PG_BIN/postgres" ]; then
+            mkdir -p "$SANDBOX/usr/lib/postgresql" "$SANDBOX/usr/share/postgresql"
+            cp -a "/usr/lib/postgresql/$PG_MAJOR" "$SANDBOX/usr/lib/postgresql/"
+            cp -a "/usr/share/postgresql/$PG_MAJOR" "$SANDBOX/usr/share/postgresql/"
+        fi
+        make -C "$SKETCH_ROOT" -s install DESTDIR="$SANDBOX" PG_CONFIG="$PG_CONFIG" >/dev/null
+    else
+        as_root make -C "$SKETCH_ROOT" -s install PG_CONFIG="$PG_CONFIG" >/dev/null
+    fi
 }
 
 # Starts a throwaway cluster unless PG* variables point at a server (pass
