@@ -1,0 +1,445 @@
+#include "shared_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+#include "error.hpp"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace sketch {
+namespace shared {
+
+namespace {
+
+GeometryValidator validators[4];
+
+int kind_index(uint32_t kind) {
+    switch (kind) {
+        case uint32_t(Kind::bloom): return 1;
+        case uint32_t(Kind::cbf): return 2;
+        case uint32_t(Kind::test): return 3;
+        default: return -1;
+    }
+}
+
+// Closes a descriptor on scope exit unless released.
+struct Fd {
+    int fd = -1;
+    explicit Fd(int f) : fd(f) {}
+    ~Fd() {
+        if (fd >= 0) close(fd);
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+};
+
+std::string errstr(int err) { return std::strerror(err); }
+
+bool pread_full(int fd, void* buf, size_t len, off_t off) {
+    auto* p = static_cast<uint8_t*>(buf);
+    while (len > 0) {
+        ssize_t n = pread(fd, p, len, off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        p += n;
+        len -= size_t(n);
+        off += n;
+    }
+    return true;
+}
+
+bool pwrite_full(int fd, const void* buf, size_t len, off_t off) {
+    auto* p = static_cast<const uint8_t*>(buf);
+    while (len > 0) {
+        ssize_t n = pwrite(fd, p, len, off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            if (n == 0) errno = EIO;
+            return false;
+        }
+        p += n;
+        len -= size_t(n);
+        off += n;
+    }
+    return true;
+}
+
+// True if the first `len` bytes of fd are all zero (read errors: false).
+bool all_zero(int fd, uint64_t len) {
+    std::vector<uint8_t> buf(1 << 16);
+    uint64_t off = 0;
+    while (off < len) {
+        size_t chunk = size_t(std::min<uint64_t>(buf.size(), len - off));
+        if (!pread_full(fd, buf.data(), chunk, off_t(off))) return false;
+        for (size_t i = 0; i < chunk; ++i)
+            if (buf[i] != 0) return false;
+        off += chunk;
+    }
+    return true;
+}
+
+std::string parent_dir(const std::string& path) {
+    size_t slash = path.rfind('/');
+    if (slash == std::string::npos) return ".";
+    if (slash == 0) return "/";
+    return path.substr(0, slash);
+}
+
+void fsync_dir(const std::string& path) {
+    int fd = open(parent_dir(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+// Opens an existing object file for reading (or writing), refusing symlinks
+// and anything but a regular file. Returns the descriptor and its size.
+int open_existing(const std::string& path, const char* label, bool writable, uint64_t* size) {
+    int fd = open(path.c_str(), (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        if (err == ELOOP)
+            fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" is a symbolic link; refusing to follow it",
+                 path.c_str(), label);
+        if (err == ENOENT) fail(Errc::io_error, "file \"%s\" of shared object \"%s\" is missing", path.c_str(), label);
+        fail(Errc::io_error, "could not open file \"%s\" of shared object \"%s\": %s", path.c_str(), label,
+             errstr(err).c_str());
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" is not a regular file", path.c_str(), label);
+    }
+    *size = uint64_t(st.st_size);
+    return fd;
+}
+
+// Validates a header read from a file of `size` bytes.
+void validate(const FileHeader& h, const uint8_t* raw, uint64_t size, const std::string& path, const char* label,
+              uint32_t expected_kind) {
+    const char* p = path.c_str();
+    if (h.magic != kMagic) {
+        if (h.magic == __builtin_bswap64(kMagic))
+            fail(Errc::corrupted,
+                 "file \"%s\" of shared object \"%s\" was written on a machine of the other byte order", p, label);
+        if (h.magic == 0) {
+            bool zero = true;
+            for (size_t i = 0; i < sizeof(FileHeader); ++i) zero = zero && raw[i] == 0;
+            fail(Errc::corrupted,
+                 "file \"%s\" of shared object \"%s\" is incomplete: %s left by an interrupted create; remove it "
+                 "and retry",
+                 p, label, zero ? "an empty header" : "a partly written header");
+        }
+        fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" is not a sketchshare object file (wrong magic)", p,
+             label);
+    }
+    if (h.version != kFormatVersion)
+        fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" has format version %u; this build reads version %u",
+             p, label, h.version, kFormatVersion);
+    if (h.checksum != header_checksum(h))
+        fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" has a damaged header (checksum mismatch)", p,
+             label);
+    const int ki = kind_index(h.kind);
+    if (ki < 0 || validators[ki] == nullptr)
+        fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" holds an unknown kind of object (%u)", p, label,
+             h.kind);
+    if (expected_kind != 0 && h.kind != expected_kind)
+        fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" holds a %s, not a %s", p, label,
+             kind_name(h.kind), kind_name(expected_kind));
+    if (h.header_bytes != kHeaderBytes || h.payload_offset != kHeaderBytes || h.geometry_len > kGeometryBytes ||
+        h.payload_bytes > kMaxPayloadBytes || h.total_bytes != h.payload_offset + h.payload_bytes)
+        fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" has an inconsistent header", p, label);
+    if (size < h.total_bytes)
+        fail(Errc::corrupted,
+             "file \"%s\" of shared object \"%s\" is truncated: %llu bytes, its header says %llu", p, label,
+             (unsigned long long)size, (unsigned long long)h.total_bytes);
+    if (size > h.total_bytes)
+        fail(Errc::corrupted,
+             "file \"%s\" of shared object \"%s\" is extended: %llu bytes, its header says %llu", p, label,
+             (unsigned long long)size, (unsigned long long)h.total_bytes);
+    validators[ki](label, h.geometry, h.geometry_len, h.payload_bytes);
+}
+
+FileHeader read_and_validate(int fd, uint64_t size, const std::string& path, const char* label,
+                             uint32_t expected_kind) {
+    FileHeader h;
+    std::memset(&h, 0, sizeof h);
+    if (size < sizeof(FileHeader) + 0) {
+        if (size > 0 && pread_full(fd, &h, size_t(size), 0) && all_zero(fd, size))
+            fail(Errc::corrupted,
+                 "file \"%s\" of shared object \"%s\" is incomplete: an empty file left by an interrupted create; "
+                 "remove it and retry",
+                 path.c_str(), label);
+        fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" is truncated: %llu bytes, shorter than its header",
+             path.c_str(), label, (unsigned long long)size);
+    }
+    if (!pread_full(fd, &h, sizeof h, 0))
+        fail(Errc::io_error, "could not read file \"%s\" of shared object \"%s\": %s", path.c_str(), label,
+             errstr(errno).c_str());
+    validate(h, reinterpret_cast<const uint8_t*>(&h), size, path, label, expected_kind);
+    return h;
+}
+
+}  // namespace
+
+const char* kind_name(uint32_t kind) {
+    switch (kind) {
+        case uint32_t(Kind::bloom): return "bloom";
+        case uint32_t(Kind::cbf): return "cbf";
+        case uint32_t(Kind::test): return "test";
+        default: return nullptr;
+    }
+}
+
+void register_kind(Kind kind, GeometryValidator validator) { validators[kind_index(uint32_t(kind))] = validator; }
+
+uint64_t header_checksum(const FileHeader& h) {
+    const uint8_t* start = reinterpret_cast<const uint8_t*>(&h) + sizeof(h.magic);
+    const uint8_t* end = reinterpret_cast<const uint8_t*>(&h.checksum);
+    return XXH3_64bits(start, size_t(end - start));
+}
+
+bool valid_object_name(const char* name, size_t len) {
+    if (len == 0 || len > 63 || name[0] == '.') return false;
+    for (size_t i = 0; i < len; ++i) {
+        char c = name[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                  c == '-' || c == '.';
+        if (!ok) return false;
+    }
+    return true;
+}
+
+void ensure_directory(const std::string& base, const std::string& rel, const char* what) {
+    size_t pos = 0;
+    while (pos != std::string::npos) {
+        pos = rel.find('/', pos == 0 ? 0 : pos + 1);
+        std::string part = base + "/" + rel.substr(0, pos);
+        if (mkdir(part.c_str(), 0700) != 0 && errno != EEXIST)
+            fail(Errc::io_error, "could not create directory \"%s\" for %s: %s", part.c_str(), what,
+                 errstr(errno).c_str());
+        struct stat st;
+        if (lstat(part.c_str(), &st) != 0)
+            fail(Errc::io_error, "could not stat directory \"%s\": %s", part.c_str(), errstr(errno).c_str());
+        if (!S_ISDIR(st.st_mode))
+            fail(Errc::corrupted, "\"%s\" is not a directory (%s does not follow symbolic links)", part.c_str(),
+                 what);
+    }
+}
+
+void create_file(const std::string& path, const char* label, const CreateSpec& spec, Existing existing) {
+    const int ki = kind_index(uint32_t(spec.kind));
+    if (ki < 0 || validators[ki] == nullptr) fail(Errc::internal, "unknown shared object kind %u", uint32_t(spec.kind));
+    if (spec.geometry_len > kGeometryBytes) fail(Errc::internal, "geometry too large");
+    if (spec.payload_bytes > kMaxPayloadBytes)
+        fail(Errc::program_limit, "shared object \"%s\" would need %llu bytes; the limit is %llu", label,
+             (unsigned long long)spec.payload_bytes, (unsigned long long)kMaxPayloadBytes);
+    validators[ki](label, spec.geometry, spec.geometry_len, spec.payload_bytes);
+    const uint64_t total = kHeaderBytes + spec.payload_bytes;
+    const char* p = path.c_str();
+
+    int fd = -1;
+    bool created = false;
+    for (int attempt = 0; fd < 0; ++attempt) {
+        fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            created = true;
+            break;
+        }
+        if (errno != EEXIST)
+            fail(Errc::io_error, "could not create file \"%s\" for shared object \"%s\": %s", p, label,
+                 errstr(errno).c_str());
+        // Something is there already.
+        int efd = open(p, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+        if (efd < 0) {
+            if (errno == ELOOP)
+                fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" is a symbolic link; refusing to follow it",
+                     p, label);
+            if (errno == ENOENT && attempt < 3) continue;  // removed meanwhile
+            fail(Errc::io_error, "could not open existing file \"%s\" of shared object \"%s\": %s", p, label,
+                 errstr(errno).c_str());
+        }
+        Fd guard(efd);
+        struct stat st;
+        if (fstat(efd, &st) != 0 || !S_ISREG(st.st_mode))
+            fail(Errc::corrupted, "\"%s\" exists and is not a regular file; left untouched", p);
+        const uint64_t size = uint64_t(st.st_size);
+        if (st.st_uid == geteuid() && (size == 0 || (size == total && all_zero(efd, size)))) {
+            // An empty file, or the full-size all-zero file of an interrupted create: adopt it.
+            if (fchmod(efd, 0600) != 0)
+                fail(Errc::io_error, "could not chmod \"%s\": %s", p, errstr(errno).c_str());
+            fd = guard.fd;
+            guard.fd = -1;
+            break;
+        }
+        FileHeader h;
+        std::memset(&h, 0, sizeof h);
+        if (!pread_full(efd, &h, size_t(std::min<uint64_t>(size, sizeof h)), 0))
+            fail(Errc::io_error, "could not read \"%s\": %s", p, errstr(errno).c_str());
+        if (h.magic == kMagic) {
+            bool valid = true;
+            try {
+                validate(h, reinterpret_cast<const uint8_t*>(&h), size, path, label, 0);
+            } catch (const Error&) {
+                valid = false;
+            }
+            if (valid && existing == Existing::replace_orphan && attempt < 3) {
+                if (unlink(p) != 0 && errno != ENOENT)
+                    fail(Errc::io_error, "could not remove abandoned file \"%s\": %s", p, errstr(errno).c_str());
+                continue;
+            }
+            fail(Errc::corrupted, "file \"%s\" for shared object \"%s\" already exists; left untouched", p, label);
+        }
+        if (h.magic == 0)
+            fail(Errc::corrupted,
+                 "file \"%s\" of shared object \"%s\" is incomplete: left by an interrupted create; remove it and "
+                 "retry",
+                 p, label);
+        fail(Errc::corrupted, "file \"%s\" exists and is not a sketchshare object file; left untouched", p);
+    }
+
+    Fd guard(fd);
+    auto abandon = [&](const char* what, int err) {
+        if (created) unlink(p);
+        fail(err == ENOSPC ? Errc::program_limit : Errc::io_error,
+             "could not %s file \"%s\" of shared object \"%s\" (%llu bytes): %s", what, p, label,
+             (unsigned long long)total, errstr(err).c_str());
+    };
+    if (int err = posix_fallocate(fd, 0, off_t(total))) abandon("reserve space for", err);
+
+    std::vector<uint8_t> head(kHeaderBytes, 0);
+    auto* h = reinterpret_cast<FileHeader*>(head.data());
+    h->magic = 0;
+    h->version = kFormatVersion;
+    h->kind = uint32_t(spec.kind);
+    h->header_bytes = kHeaderBytes;
+    h->geometry_len = spec.geometry_len;
+    h->total_bytes = total;
+    h->payload_offset = kHeaderBytes;
+    h->payload_bytes = spec.payload_bytes;
+    h->file_id = spec.file_id;
+    std::memcpy(h->geometry, spec.geometry, spec.geometry_len);
+    h->checksum = header_checksum(*h);
+    h->flags = spec.initial_flags;
+    if (!pwrite_full(fd, head.data(), head.size(), 0)) abandon("write the header of", errno);
+    if (spec.initial_payload != nullptr && !pwrite_full(fd, spec.initial_payload, spec.payload_bytes, kHeaderBytes))
+        abandon("write", errno);
+    if (spec.durable && fdatasync(fd) != 0) abandon("sync", errno);
+    const uint64_t magic = kMagic;
+    if (!pwrite_full(fd, &magic, sizeof magic, 0)) abandon("write the header of", errno);
+    if (spec.durable) {
+        if (fdatasync(fd) != 0) abandon("sync", errno);
+        fsync_dir(path);
+    }
+}
+
+FileHeader read_header(const std::string& path, const char* label, uint32_t expected_kind) {
+    uint64_t size = 0;
+    Fd fd(open_existing(path, label, false, &size));
+    return read_and_validate(fd.fd, size, path, label, expected_kind);
+}
+
+Mapping attach_file(const std::string& path, const char* label, uint32_t expected_kind, bool writable) {
+    uint64_t size = 0;
+    Fd fd(open_existing(path, label, writable, &size));
+    FileHeader h = read_and_validate(fd.fd, size, path, label, expected_kind);
+    void* base = mmap(nullptr, size_t(h.total_bytes), PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd.fd, 0);
+    if (base == MAP_FAILED)
+        fail(errno == ENOMEM ? Errc::out_of_memory : Errc::io_error,
+             "could not map file \"%s\" of shared object \"%s\": %s", path.c_str(), label, errstr(errno).c_str());
+    Mapping m;
+    m.base = static_cast<uint8_t*>(base);
+    m.size = h.total_bytes;
+    m.writable = writable;
+    return m;
+}
+
+void unmap(Mapping& m) noexcept {
+    if (m.base != nullptr) munmap(m.base, size_t(m.size));
+    m.base = nullptr;
+    m.size = 0;
+}
+
+void sync_mapping(const Mapping& m, const char* label) {
+    if (msync(m.base, size_t(m.size), MS_SYNC) != 0)
+        fail(Errc::io_error, "could not sync shared object \"%s\": %s", label, errstr(errno).c_str());
+}
+
+void copy_file(const std::string& from, const std::string& to, const char* label, bool require_frozen,
+               uint64_t new_file_id) {
+    uint64_t size = 0;
+    Fd in(open_existing(from, label, false, &size));
+    FileHeader h = read_and_validate(in.fd, size, from, label, 0);
+    if (require_frozen && !(h.flags & kFrozen))
+        fail(Errc::object_state, "file \"%s\" holds a shared object that is not frozen; freeze it first",
+             from.c_str());
+    Fd out(open(to.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (out.fd < 0)
+        fail(Errc::io_error, "could not create file \"%s\": %s", to.c_str(),
+             errno == EEXIST ? "it already exists" : errstr(errno).c_str());
+    auto abandon = [&](const char* what, int err) {
+        unlink(to.c_str());
+        fail(err == ENOSPC ? Errc::program_limit : Errc::io_error, "could not %s \"%s\": %s", what, to.c_str(),
+             errstr(err).c_str());
+    };
+    if (int err = posix_fallocate(out.fd, 0, off_t(h.total_bytes))) abandon("reserve space for", err);
+    std::vector<uint8_t> buf(1 << 20);
+    for (uint64_t off = kHeaderBytes; off < h.total_bytes;) {
+        size_t chunk = size_t(std::min<uint64_t>(buf.size(), h.total_bytes - off));
+        if (!pread_full(in.fd, buf.data(), chunk, off_t(off))) abandon("read the source of", errno ? errno : EIO);
+        if (!pwrite_full(out.fd, buf.data(), chunk, off_t(off))) abandon("write", errno);
+        off += chunk;
+    }
+    // A clean header: new identity, free lock, no reader slots, frozen.
+    std::vector<uint8_t> head(kHeaderBytes, 0);
+    auto* nh = reinterpret_cast<FileHeader*>(head.data());
+    std::memcpy(nh, &h, offsetof(FileHeader, checksum));
+    nh->magic = 0;
+    nh->file_id = new_file_id;
+    nh->checksum = header_checksum(*nh);
+    nh->flags = h.flags & kFrozen;
+    nh->ops = h.ops;
+    if (!pwrite_full(out.fd, head.data(), head.size(), 0)) abandon("write", errno);
+    if (fdatasync(out.fd) != 0) abandon("sync", errno);
+    const uint64_t magic = kMagic;
+    if (!pwrite_full(out.fd, &magic, sizeof magic, 0) || fdatasync(out.fd) != 0) abandon("write", errno);
+    fsync_dir(to);
+}
+
+uint32_t load_flags(const FileHeader* h) { return __atomic_load_n(&h->flags, __ATOMIC_ACQUIRE); }
+void set_flags(FileHeader* h, uint32_t bits) { __atomic_fetch_or(&h->flags, bits, __ATOMIC_SEQ_CST); }
+uint64_t load_ops(const FileHeader* h) { return __atomic_load_n(&h->ops, __ATOMIC_RELAXED); }
+void add_ops(FileHeader* h, uint64_t n) { __atomic_fetch_add(&h->ops, n, __ATOMIC_RELAXED); }
+
+bool remove_file(const std::string& path, uint64_t file_id) noexcept {
+    int fd = open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct stat st;
+    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (ok && uint64_t(st.st_size) >= sizeof(FileHeader)) {
+        void* base = mmap(nullptr, sizeof(FileHeader), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (base != MAP_FAILED) {
+            auto* h = static_cast<FileHeader*>(base);
+            if (file_id != 0 && (h->magic != kMagic || h->file_id != file_id))
+                ok = false;  // a different incarnation: not ours to remove
+            else
+                set_flags(h, kDropped);
+            munmap(base, sizeof(FileHeader));
+        }
+    } else if (file_id != 0) {
+        ok = false;
+    }
+    close(fd);
+    return ok && unlink(path.c_str()) == 0;
+}
+
+}  // namespace shared
+}  // namespace sketch

@@ -1,0 +1,138 @@
+// The file behind a shared object: a fixed 8 KiB header (identity, geometry,
+// flags, counters, the lock and its reader slots) followed by the payload
+// (the structure's counters or bits), mapped MAP_SHARED by every process.
+//
+//   offset 0     FileHeader (immutable part, then mutable words on their own cache lines)
+//   offset 4096  reader slots of the lock: kReaderSlots x uint32
+//   offset 8192  payload (page aligned), payload_bytes long; file size = 8192 + payload_bytes
+//
+// The format is native-endian (a file from a machine of the other byte order
+// fails the magic check). Creation writes every header field but the magic,
+// then the magic: a header without magic was left by an interrupted create.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "rwlock.hpp"
+
+namespace sketch {
+namespace shared {
+
+constexpr uint64_t kMagic = 0x31424f4853544b53ULL;  // "SKTSHOB1" read as a little-endian word
+constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kHeaderBytes = 8192;
+constexpr uint32_t kSlotsOffset = 4096;
+constexpr uint32_t kGeometryBytes = 192;
+constexpr uint64_t kMaxPayloadBytes = uint64_t(1) << 36;  // 64 GiB
+
+enum class Kind : uint32_t { bloom = 1, cbf = 2, test = 99 };
+const char* kind_name(uint32_t kind);  // "bloom", "cbf", "test" or nullptr
+
+enum Flag : uint32_t {
+    kFrozen = 1,   // sealed: immutable, read without locking
+    kDropped = 2,  // unlinked (or about to be): processes holding a mapping must let go
+};
+
+struct FileHeader {
+    // -- immutable once created --
+    uint64_t magic;  // written last
+    uint32_t version;
+    uint32_t kind;
+    uint32_t header_bytes;
+    uint32_t geometry_len;  // bytes of `geometry` the kind uses
+    uint64_t total_bytes;
+    uint64_t payload_offset;
+    uint64_t payload_bytes;
+    uint64_t file_id;  // random, distinguishes incarnations of one name
+    uint8_t geometry[kGeometryBytes];  // the kind's own parameters (opaque here)
+    uint64_t checksum;  // XXH3-64 of every field above, magic excluded
+    // -- mutable, each group on its own cache line --
+    alignas(64) uint32_t flags;  // Flag bits
+    uint32_t acl_generation;     // bumped when privileges change
+    alignas(64) uint64_t ops;    // write-path calls
+    alignas(64) RWLockWords lock;
+};
+static_assert(sizeof(FileHeader) <= kSlotsOffset, "header overflows the slot table");
+static_assert(offsetof(FileHeader, flags) % 64 == 0, "mutable words start a cache line");
+static_assert(offsetof(FileHeader, ops) % 64 == 0, "ops on its own cache line");
+static_assert(offsetof(FileHeader, lock) % 64 == 0, "lock on its own cache line");
+
+// Checks a kind's geometry blob against payload_bytes; throws a corrupted
+// Error naming `label` when they disagree. Registered once per kind.
+using GeometryValidator = void (*)(const char* label, const uint8_t* geometry, uint32_t geometry_len,
+                                   uint64_t payload_bytes);
+void register_kind(Kind kind, GeometryValidator validator);
+
+uint64_t header_checksum(const FileHeader& h);
+
+// A mapped, validated file.
+struct Mapping {
+    uint8_t* base = nullptr;
+    uint64_t size = 0;
+    bool writable = false;
+    FileHeader* header() const { return reinterpret_cast<FileHeader*>(base); }
+    uint8_t* payload() const { return base + kHeaderBytes; }
+    uint32_t* slots() const { return reinterpret_cast<uint32_t*>(base + kSlotsOffset); }
+    RWLock lock() const { return RWLock(&header()->lock, slots()); }
+};
+
+struct CreateSpec {
+    Kind kind;
+    const uint8_t* geometry;
+    uint32_t geometry_len;
+    uint64_t payload_bytes;
+    uint64_t file_id;
+    const uint8_t* initial_payload = nullptr;  // copied in before the magic; nullptr: zero
+    uint32_t initial_flags = 0;
+    bool durable = true;  // fsync the file and its directory
+};
+
+enum class Existing {
+    refuse,          // any existing file is an error (unless it is an interrupted create)
+    replace_orphan,  // a complete valid file (known to be abandoned) is replaced
+};
+
+// Creates path (O_CREAT|O_EXCL|O_NOFOLLOW, 0600), reserves its blocks with
+// posix_fallocate and writes the header, magic last. An existing full-size,
+// all-zero file owned by this user (an interrupted create) is re-initialised.
+// Errors name `label`; nothing is left behind on failure.
+void create_file(const std::string& path, const char* label, const CreateSpec& spec, Existing existing);
+
+// Opens path (O_NOFOLLOW), validates the header against the file and maps it.
+// expected_kind 0 accepts every known kind. The file is never modified.
+Mapping attach_file(const std::string& path, const char* label, uint32_t expected_kind, bool writable);
+
+// Reads and validates only the header (no mapping). Throws like attach_file.
+FileHeader read_header(const std::string& path, const char* label, uint32_t expected_kind);
+
+void unmap(Mapping& m) noexcept;
+
+// msync(MS_SYNC) of the whole mapping; throws io_error naming label.
+void sync_mapping(const Mapping& m, const char* label);
+
+// Copies a frozen object's file to `to` (created O_EXCL|O_NOFOLLOW, 0600,
+// fsynced); validates `from` first. Used by export and attach.
+void copy_file(const std::string& from, const std::string& to, const char* label, bool require_frozen,
+               uint64_t new_file_id);
+
+// Flags and counters (atomic accessors on the mapping).
+uint32_t load_flags(const FileHeader* h);
+void set_flags(FileHeader* h, uint32_t bits);
+uint64_t load_ops(const FileHeader* h);
+void add_ops(FileHeader* h, uint64_t n);
+
+// Removes path if it is still the incarnation file_id (0: unconditionally),
+// after marking it dropped. Never throws; returns false if it was not removed.
+bool remove_file(const std::string& path, uint64_t file_id) noexcept;
+
+// mkdir -p base/rel with mode 0700; every component of rel must be a real
+// directory (a symlink is refused). base itself is trusted.
+void ensure_directory(const std::string& base, const std::string& rel, const char* what);
+
+// True for a name that is a safe file name: [A-Za-z0-9_.-]{1,63}, not starting with '.'.
+bool valid_object_name(const char* name, size_t len);
+
+}  // namespace shared
+}  // namespace sketch

@@ -1,0 +1,312 @@
+// The object file: create, attach with validation, damaged and symlinked
+// files refused and left untouched, interrupted-create recovery.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <csignal>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+#include "error.hpp"
+#include "shared_file.hpp"
+
+namespace sh = sketch::shared;
+
+namespace {
+
+// The test kind: geometry is one uint64, the payload size.
+void validate_test_geometry(const char* label, const uint8_t* g, uint32_t len, uint64_t payload) {
+    uint64_t want = 0;
+    if (len != sizeof want) sketch::fail(sketch::Errc::corrupted, "shared object \"%s\": bad test geometry", label);
+    std::memcpy(&want, g, sizeof want);
+    if (want != payload) sketch::fail(sketch::Errc::corrupted, "shared object \"%s\": bad test geometry", label);
+}
+
+class SharedFile : public ::testing::Test {
+protected:
+    std::string dir;
+    uint64_t geometry = 4096 * 3;
+
+    void SetUp() override {
+        sh::register_kind(sh::Kind::test, validate_test_geometry);
+        char tmpl[] = "/tmp/sketch-shared-test.XXXXXX";
+        ASSERT_NE(mkdtemp(tmpl), nullptr);
+        dir = tmpl;
+    }
+    void TearDown() override { std::system(("rm -rf " + dir).c_str()); }
+
+    sh::CreateSpec spec(uint64_t file_id = 7) {
+        sh::CreateSpec s{};
+        s.kind = sh::Kind::test;
+        s.geometry = reinterpret_cast<const uint8_t*>(&geometry);
+        s.geometry_len = sizeof geometry;
+        s.payload_bytes = geometry;
+        s.file_id = file_id;
+        s.durable = false;
+        return s;
+    }
+    std::string path(const char* name) { return dir + "/" + name; }
+
+    static std::string slurp(const std::string& p) {
+        std::ifstream in(p, std::ios::binary);
+        return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    }
+    static void spit(const std::string& p, const std::string& bytes) {
+        std::ofstream out(p, std::ios::binary | std::ios::trunc);
+        out.write(bytes.data(), std::streamsize(bytes.size()));
+    }
+    // The error message of attaching p, "" if it attaches.
+    static std::string attach_error(const std::string& p) {
+        try {
+            sh::Mapping m = sh::attach_file(p, "obj", 0, true);
+            sh::unmap(m);
+            return "";
+        } catch (const sketch::Error& e) {
+            return e.what();
+        }
+    }
+    // Damages a good file with f, then checks attach's message and that the file is untouched.
+    template <typename F>
+    void expect_refused(F damage, const char* message_part) {
+        std::string p = path("victim");
+        unlink(p.c_str());
+        sh::create_file(p, "obj", spec(), sh::Existing::refuse);
+        std::string bytes = slurp(p);
+        damage(bytes);
+        spit(p, bytes);
+        std::string msg = attach_error(p);
+        EXPECT_NE(msg.find(message_part), std::string::npos) << msg;
+        EXPECT_EQ(slurp(p), bytes) << "the file must be left untouched";
+    }
+};
+
+TEST_F(SharedFile, CreateThenAttach) {
+    std::string p = path("a");
+    sh::create_file(p, "a", spec(42), sh::Existing::refuse);
+    struct stat st;
+    ASSERT_EQ(lstat(p.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    EXPECT_EQ(uint64_t(st.st_size), sh::kHeaderBytes + geometry);
+    EXPECT_GE(uint64_t(st.st_blocks) * 512, uint64_t(st.st_size));  // blocks reserved up front
+    sh::Mapping m = sh::attach_file(p, "a", uint32_t(sh::Kind::test), true);
+    EXPECT_EQ(m.header()->magic, sh::kMagic);
+    EXPECT_EQ(m.header()->file_id, 42u);
+    EXPECT_EQ(m.header()->payload_bytes, geometry);
+    EXPECT_EQ(uint64_t(m.payload() - m.base), uint64_t(sh::kHeaderBytes));
+    m.payload()[5] = 9;  // writes reach the file
+    sh::sync_mapping(m, "a");
+    sh::unmap(m);
+    EXPECT_EQ(slurp(p)[sh::kHeaderBytes + 5], 9);
+    EXPECT_EQ(sh::read_header(p, "a", 0).file_id, 42u);
+}
+
+TEST_F(SharedFile, InitialPayloadAndFlags) {
+    std::vector<uint8_t> payload(geometry, 0xab);
+    sh::CreateSpec s = spec();
+    s.initial_payload = payload.data();
+    s.initial_flags = sh::kFrozen;
+    sh::create_file(path("b"), "b", s, sh::Existing::refuse);
+    sh::Mapping m = sh::attach_file(path("b"), "b", 0, false);
+    EXPECT_EQ(m.payload()[geometry - 1], 0xab);
+    EXPECT_EQ(sh::load_flags(m.header()), uint32_t(sh::kFrozen));
+    sh::unmap(m);
+}
+
+TEST_F(SharedFile, ExistingFilesAreNotClobbered) {
+    std::string p = path("c");
+    sh::create_file(p, "c", spec(1), sh::Existing::refuse);
+    EXPECT_THROW(sh::create_file(p, "c", spec(2), sh::Existing::refuse), sketch::Error);
+    EXPECT_EQ(sh::read_header(p, "c", 0).file_id, 1u);
+    // An abandoned (orphan) object file is replaced when the caller knows it is one.
+    sh::create_file(p, "c", spec(3), sh::Existing::replace_orphan);
+    EXPECT_EQ(sh::read_header(p, "c", 0).file_id, 3u);
+    // A foreign file is never replaced.
+    spit(path("d"), "hello, world");
+    EXPECT_THROW(sh::create_file(path("d"), "d", spec(), sh::Existing::replace_orphan), sketch::Error);
+    EXPECT_EQ(slurp(path("d")), "hello, world");
+}
+
+TEST_F(SharedFile, SymlinksAreRefused) {
+    std::string target = path("target");
+    sh::create_file(target, "t", spec(), sh::Existing::refuse);
+    std::string before = slurp(target);
+    std::string link = path("link");
+    ASSERT_EQ(symlink(target.c_str(), link.c_str()), 0);
+    EXPECT_NE(attach_error(link).find("symbolic link"), std::string::npos);
+    try {
+        sh::create_file(link, "link", spec(), sh::Existing::replace_orphan);
+        ADD_FAILURE() << "create through a symlink succeeded";
+    } catch (const sketch::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("symbolic link"), std::string::npos) << e.what();
+    }
+    // a dangling symlink is refused too (O_EXCL|O_NOFOLLOW), creating nothing
+    std::string dangling = path("dangling");
+    ASSERT_EQ(symlink(path("nowhere").c_str(), dangling.c_str()), 0);
+    EXPECT_THROW(sh::create_file(dangling, "x", spec(), sh::Existing::refuse), sketch::Error);
+    EXPECT_NE(access(path("nowhere").c_str(), F_OK), 0);
+    EXPECT_EQ(slurp(target), before);
+}
+
+TEST_F(SharedFile, DamagedFilesAreRefusedAndLeftUntouched) {
+    expect_refused([](std::string& b) { b.resize(b.size() - 100); }, "truncated");
+    expect_refused([](std::string& b) { b.resize(100); }, "truncated");
+    expect_refused([](std::string& b) { b.append(4096, '\0'); }, "extended");
+    expect_refused([](std::string& b) { b[0] ^= 0x20; }, "wrong magic");
+    expect_refused(
+        [](std::string& b) {
+            uint64_t swapped = __builtin_bswap64(sh::kMagic);
+            std::memcpy(&b[0], &swapped, 8);
+        },
+        "other byte order");
+    expect_refused(
+        [](std::string& b) {
+            uint32_t v = 2;
+            std::memcpy(&b[offsetof(sh::FileHeader, version)], &v, 4);
+        },
+        "format version 2");
+    expect_refused([](std::string& b) { b[offsetof(sh::FileHeader, geometry)] ^= 1; }, "checksum");
+    expect_refused([](std::string& b) { b[offsetof(sh::FileHeader, payload_bytes)] ^= 1; }, "checksum");
+    expect_refused([](std::string& b) { std::memset(&b[0], 0, sh::kHeaderBytes); }, "interrupted create");
+    expect_refused([](std::string& b) { std::memset(&b[0], 0, 8); }, "partly written header");
+}
+
+TEST_F(SharedFile, WrongKindIsRefused) {
+    sh::create_file(path("k"), "k", spec(), sh::Existing::refuse);
+    try {
+        sh::attach_file(path("k"), "k", uint32_t(sh::Kind::cbf), true);
+        ADD_FAILURE();
+    } catch (const sketch::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("holds a test, not a cbf"), std::string::npos) << e.what();
+    }
+}
+
+TEST_F(SharedFile, InterruptedCreateIsRecovered) {
+    const uint64_t total = sh::kHeaderBytes + geometry;
+    // Full-size and all zero: re-initialised.
+    std::string p = path("zero");
+    spit(p, std::string(total, '\0'));
+    sh::create_file(p, "zero", spec(5), sh::Existing::refuse);
+    EXPECT_EQ(sh::read_header(p, "zero", 0).file_id, 5u);
+    // Empty: adopted.
+    spit(path("empty"), "");
+    sh::create_file(path("empty"), "empty", spec(6), sh::Existing::refuse);
+    EXPECT_EQ(sh::read_header(path("empty"), "empty", 0).file_id, 6u);
+    // All zero but the wrong size: not re-initialised.
+    spit(path("short"), std::string(total - 4096, '\0'));
+    try {
+        sh::create_file(path("short"), "short", spec(), sh::Existing::refuse);
+        ADD_FAILURE();
+    } catch (const sketch::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("interrupted create"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(slurp(path("short")).size(), total - 4096);
+    // A partly written header: an error saying so, file untouched.
+    std::string partial(total, '\0');
+    partial[8] = 1;
+    partial[12] = 2;
+    spit(path("partial"), partial);
+    try {
+        sh::create_file(path("partial"), "partial", spec(), sh::Existing::replace_orphan);
+        ADD_FAILURE();
+    } catch (const sketch::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("left by an interrupted create"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(slurp(path("partial")), partial);
+    // Data is never re-initialised.
+    std::string data(total, '\0');
+    data[total - 1] = 1;
+    spit(path("data"), data);
+    EXPECT_THROW(sh::create_file(path("data"), "data", spec(), sh::Existing::replace_orphan), sketch::Error);
+    EXPECT_EQ(slurp(path("data")), data);
+}
+
+TEST_F(SharedFile, FailedReservationLeavesNoFile) {
+    // RLIMIT_FSIZE makes posix_fallocate fail (EFBIG) like a full disk would.
+    std::string p = path("big");
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl{4096, 4096};
+        setrlimit(RLIMIT_FSIZE, &rl);
+        try {
+            sh::create_file(p, "big", spec(), sh::Existing::refuse);
+            _exit(1);
+        } catch (const sketch::Error& e) {
+            _exit(std::string(e.what()).find("could not reserve space") != std::string::npos ? 0 : 2);
+        }
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    EXPECT_NE(access(p.c_str(), F_OK), 0) << "no file left behind";
+}
+
+TEST_F(SharedFile, RemoveMarksDroppedForExistingMappings) {
+    std::string p = path("r");
+    sh::create_file(p, "r", spec(11), sh::Existing::refuse);
+    sh::Mapping m = sh::attach_file(p, "r", 0, true);
+    EXPECT_FALSE(sh::remove_file(p, 12));  // another incarnation: left alone
+    EXPECT_EQ(access(p.c_str(), F_OK), 0);
+    EXPECT_TRUE(sh::remove_file(p, 11));
+    EXPECT_NE(access(p.c_str(), F_OK), 0);
+    EXPECT_TRUE(sh::load_flags(m.header()) & sh::kDropped);
+    sh::unmap(m);
+    EXPECT_FALSE(sh::remove_file(p, 0));
+}
+
+TEST_F(SharedFile, CopyRequiresFrozenAndCleansTheHeader) {
+    std::string p = path("src");
+    sh::create_file(p, "src", spec(1), sh::Existing::refuse);
+    EXPECT_THROW(sh::copy_file(p, path("dst"), "src", true, 2), sketch::Error);
+    EXPECT_NE(access(path("dst").c_str(), F_OK), 0);
+    sh::Mapping m = sh::attach_file(p, "src", 0, true);
+    m.payload()[1] = 7;
+    m.header()->lock.writer = 12345;  // a stale lock word is not copied
+    sh::add_ops(m.header(), 3);
+    sh::set_flags(m.header(), sh::kFrozen);
+    sh::copy_file(p, path("dst"), "src", true, 2);
+    sh::Mapping c = sh::attach_file(path("dst"), "dst", 0, false);
+    EXPECT_EQ(c.header()->file_id, 2u);
+    EXPECT_EQ(c.payload()[1], 7);
+    EXPECT_EQ(c.header()->lock.writer, 0u);
+    EXPECT_EQ(sh::load_ops(c.header()), 3u);
+    EXPECT_EQ(sh::load_flags(c.header()), uint32_t(sh::kFrozen));
+    EXPECT_THROW(sh::copy_file(p, path("dst"), "src", true, 3), sketch::Error);  // O_EXCL
+    sh::unmap(c);
+    sh::unmap(m);
+}
+
+TEST(SharedNames, OnlyIdentifiers) {
+    auto ok = [](const char* s) { return sh::valid_object_name(s, strlen(s)); };
+    EXPECT_TRUE(ok("seen"));
+    EXPECT_TRUE(ok("events-2026.11_v2"));
+    EXPECT_TRUE(ok(std::string(63, 'a').c_str()));
+    EXPECT_FALSE(ok(std::string(64, 'a').c_str()));
+    EXPECT_FALSE(ok(""));
+    EXPECT_FALSE(ok(".hidden"));
+    EXPECT_FALSE(ok(".."));
+    EXPECT_FALSE(ok("../etc/passwd"));
+    EXPECT_FALSE(ok("a/b"));
+    EXPECT_FALSE(ok("a b"));
+    EXPECT_FALSE(ok("caf\xc3\xa9"));
+}
+
+TEST_F(SharedFile, EnsureDirectoryRefusesSymlinks) {
+    sh::ensure_directory(dir, "x/y", "test");
+    struct stat st;
+    ASSERT_EQ(stat((dir + "/x/y").c_str(), &st), 0);
+    EXPECT_TRUE(S_ISDIR(st.st_mode));
+    EXPECT_EQ(st.st_mode & 0777, 0700u);
+    ASSERT_EQ(symlink("/tmp", (dir + "/evil").c_str()), 0);
+    EXPECT_THROW(sh::ensure_directory(dir, "evil", "test"), sketch::Error);
+    EXPECT_THROW(sh::ensure_directory(dir, "evil/z", "test"), sketch::Error);
+}
+
+}  // namespace
