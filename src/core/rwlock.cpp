@@ -4,6 +4,7 @@
 #include <climits>
 #include <ctime>
 #include <linux/futex.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -166,6 +167,33 @@ LockResult RWLock::lock_exclusive(uint32_t owner, int slice_ms) noexcept {
 
 void RWLock::unlock_exclusive(uint32_t owner) noexcept {
     if (cas(&w_->writer, owner, 0) && load(&w_->waiters) != 0) futex_wake(&w_->writer, INT_MAX);
+}
+
+uint32_t StripeLock::lock(uint64_t item_hash, uint32_t owner) noexcept {
+    const uint32_t stripe = uint32_t((item_hash >> 40) % kItemStripes);
+    uint32_t* word = &words_[stripe];
+    for (unsigned spins = 0;; ++spins) {
+        uint32_t held = __atomic_load_n(word, __ATOMIC_RELAXED);
+        if (held == 0) {
+            if (__atomic_compare_exchange_n(word, &held, owner, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+                return stripe;
+            continue;
+        }
+        if (spins < 64) {
+            __builtin_ia32_pause();
+        } else if (held == owner || (spins % 64 == 0 && !RWLock::alive(held))) {
+            // a dead holder (or our own stale claim): take it over
+            if (__atomic_compare_exchange_n(word, &held, owner, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+                return stripe;
+        } else {
+            sched_yield();  // the holder is alive, maybe descheduled
+        }
+    }
+}
+
+void StripeLock::unlock(uint32_t stripe, uint32_t owner) noexcept {
+    uint32_t expected = owner;
+    __atomic_compare_exchange_n(&words_[stripe], &expected, 0, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
 uint32_t RWLock::writer() const noexcept { return load(&w_->writer); }

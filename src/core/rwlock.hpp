@@ -60,6 +60,24 @@ private:
     uint32_t* slots_;
 };
 
+// Item stripes: tiny PID-encoded spin locks (one 32-bit word each) that make
+// one item's k counter updates atomic with respect to other adds of the same
+// item, so two processes adding the same new item at once cannot both be told
+// "new". A holder keeps one for a few nanoseconds and never blocks inside it;
+// a holder found dead is stolen from.
+constexpr uint32_t kItemStripes = 1024;
+
+class StripeLock {
+public:
+    explicit StripeLock(uint32_t* words) : words_(words) {}
+    // Returns the stripe index locked for a 64-bit item hash.
+    uint32_t lock(uint64_t item_hash, uint32_t owner) noexcept;
+    void unlock(uint32_t stripe, uint32_t owner) noexcept;
+
+private:
+    uint32_t* words_;
+};
+
 // The id this process (or, in tests, this thread) locks as.
 uint32_t current_process_id() noexcept;
 uint32_t current_thread_id() noexcept;

@@ -1,10 +1,11 @@
-// The file behind a shared object: a fixed 8 KiB header (identity, geometry,
+// The file behind a shared object: a fixed 12 KiB header (identity, geometry,
 // flags, counters, the lock and its reader slots) followed by the payload
 // (the structure's counters or bits), mapped MAP_SHARED by every process.
 //
 //   offset 0     FileHeader (immutable part, then mutable words on their own cache lines)
 //   offset 4096  reader slots of the lock: kReaderSlots x uint32
-//   offset 8192  payload (page aligned), payload_bytes long; file size = 8192 + payload_bytes
+//   offset 8192  item stripes: kItemStripes x uint32
+//   offset 12288 payload (page aligned), payload_bytes long; file size = 12288 + payload_bytes
 //
 // The format is native-endian (a file from a machine of the other byte order
 // fails the magic check). Creation writes every header field but the magic,
@@ -22,8 +23,9 @@ namespace shared {
 
 constexpr uint64_t kMagic = 0x31424f4853544b53ULL;  // "SKTSHOB1" read as a little-endian word
 constexpr uint32_t kFormatVersion = 1;
-constexpr uint32_t kHeaderBytes = 8192;
+constexpr uint32_t kHeaderBytes = 12288;
 constexpr uint32_t kSlotsOffset = 4096;
+constexpr uint32_t kStripesOffset = 8192;
 constexpr uint32_t kGeometryBytes = 192;
 constexpr uint64_t kMaxPayloadBytes = uint64_t(1) << 36;  // 64 GiB
 
@@ -76,6 +78,7 @@ struct Mapping {
     uint8_t* payload() const { return base + kHeaderBytes; }
     uint32_t* slots() const { return reinterpret_cast<uint32_t*>(base + kSlotsOffset); }
     RWLock lock() const { return RWLock(&header()->lock, slots()); }
+    StripeLock stripes() const { return StripeLock(reinterpret_cast<uint32_t*>(base + kStripesOffset)); }
 };
 
 struct CreateSpec {

@@ -264,3 +264,42 @@ TEST(SharedRWLock, AliveMeansTheProcessExists) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(SharedStripes, SerializeOneItemAcrossThreads) {
+    std::vector<uint32_t> words(sketch::kItemStripes, 0);
+    sketch::StripeLock stripes(words.data());
+    uint64_t counter = 0;  // protected by the stripe of hash 42
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&] {
+            uint32_t id = sketch::current_thread_id();
+            for (int i = 0; i < 50000; ++i) {
+                uint32_t s = stripes.lock(42, id);
+                counter = counter + 1;
+                stripes.unlock(s, id);
+            }
+        });
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(counter, 200000u);
+    for (uint32_t w : words) EXPECT_EQ(w, 0u);
+}
+
+TEST(SharedStripes, DeadHolderIsStolen) {
+    std::vector<uint32_t> words(sketch::kItemStripes, 0);
+    sketch::StripeLock stripes(words.data());
+    pid_t pid = fork();
+    if (pid == 0) _exit(0);
+    waitpid(pid, nullptr, 0);
+    uint32_t me = sketch::current_thread_id();
+    uint32_t s = stripes.lock(7, me);
+    stripes.unlock(s, me);
+    words[s] = uint32_t(pid);  // died holding it
+    EXPECT_EQ(stripes.lock(7, me), s);
+    EXPECT_EQ(words[s], me);
+    stripes.unlock(s, me);
+    EXPECT_EQ(words[s], 0u);
+}
+
+}  // namespace
