@@ -17,7 +17,6 @@ namespace {
 constexpr int kPollMs = 5;
 
 uint32_t load(const uint32_t* p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
-void store(uint32_t* p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_SEQ_CST); }
 bool cas(uint32_t* p, uint32_t expected, uint32_t desired) {
     return __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }

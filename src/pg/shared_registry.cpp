@@ -1,0 +1,592 @@
+#include "shared_registry.hpp"
+
+#include <cstring>
+
+#include "guard.hpp"
+
+extern "C" {
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "port.h"
+#include "utils/acl.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+}
+
+namespace sh = sketch::shared;
+
+namespace sketch_pg {
+namespace shared {
+
+namespace {
+
+HTAB* cache = nullptr;
+uint64 local_epoch = 1;  // bumped by this backend's catalog changes
+uint64 role_epoch = 1;   // bumped by role and membership invalidations
+bool callbacks_registered = false;
+
+sketch::shared::GeometryValidator pg_validators[4];
+Describer describers[4];
+
+int kind_slot(uint32 kind) {
+    switch (kind) {
+        case uint32(sh::Kind::bloom): return 1;
+        case uint32(sh::Kind::cbf): return 2;
+        default: return -1;
+    }
+}
+
+// ---- pending file actions, resolved at (sub)transaction end ----
+
+enum class Pending : uint8 { created, dropped, acl_changed };
+
+struct PendingAction {
+    Pending what;
+    int nest_level;
+    uint64 file_id;
+    char name[64];
+    PendingAction* next;
+};
+
+PendingAction* pending = nullptr;
+
+void push_pending(Pending what, const char* name, uint64 file_id) {
+    auto* a = static_cast<PendingAction*>(MemoryContextAllocZero(TopMemoryContext, sizeof(PendingAction)));
+    a->what = what;
+    a->nest_level = GetCurrentTransactionNestLevel();
+    a->file_id = file_id;
+    strlcpy(a->name, name, sizeof a->name);
+    a->next = pending;
+    pending = a;
+}
+
+// Bumps acl_generation in the file so other backends re-read the grants.
+void bump_acl(const char* name, uint64 file_id) {
+    bool found = false;
+    auto* e = static_cast<Entry*>(hash_search(cache, name, HASH_FIND, &found));
+    if (found && e->loaded && e->file_id == file_id && e->map.writable) {
+        __atomic_fetch_add(&e->map.header()->acl_generation, 1, __ATOMIC_SEQ_CST);
+        return;
+    }
+    char path[MAXPGPATH];
+    object_path(name, path, sizeof path);
+    try {
+        sh::Mapping m = sh::attach_file(path, name, 0, true);
+        if (m.header()->file_id == file_id) __atomic_fetch_add(&m.header()->acl_generation, 1, __ATOMIC_SEQ_CST);
+        sh::unmap(m);
+    } catch (...) {
+        // read-only copies and damaged files: their readers re-check at the next epoch
+    }
+}
+
+// Runs (at top-level commit or abort) or discards the actions of the
+// levels being closed. Never raises an ERROR: the commit is already done.
+void resolve(bool commit, int level) {
+    PendingAction** link = &pending;
+    while (*link != nullptr) {
+        PendingAction* a = *link;
+        if (a->nest_level < level) {
+            link = &a->next;
+            continue;
+        }
+        char path[MAXPGPATH];
+        object_path(a->name, path, sizeof path);
+        if (commit) {
+            if (a->what == Pending::dropped) sh::remove_file(path, a->file_id);
+            if (a->what == Pending::acl_changed) bump_acl(a->name, a->file_id);
+        } else if (a->what == Pending::created) {
+            sh::remove_file(path, a->file_id);
+        }
+        *link = a->next;
+        pfree(a);
+    }
+    local_epoch++;
+}
+
+void xact_callback(XactEvent event, void*) {
+    switch (event) {
+        case XACT_EVENT_PRE_PREPARE:
+        case XACT_EVENT_PARALLEL_PRE_COMMIT:
+            if (pending != nullptr && event == XACT_EVENT_PRE_PREPARE)
+                ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                                errmsg("cannot PREPARE a transaction that created, dropped or changed the "
+                                       "privileges of shared objects")));
+            break;
+        case XACT_EVENT_COMMIT:
+        case XACT_EVENT_PARALLEL_COMMIT:
+            if (pending != nullptr) resolve(true, 0);
+            break;
+        case XACT_EVENT_ABORT:
+        case XACT_EVENT_PARALLEL_ABORT:
+            if (pending != nullptr) resolve(false, 0);
+            break;
+        default: break;
+    }
+}
+
+void subxact_callback(SubXactEvent event, SubTransactionId, SubTransactionId, void*) {
+    if (pending == nullptr) return;
+    const int level = GetCurrentTransactionNestLevel();
+    if (event == SUBXACT_EVENT_ABORT_SUB) {
+        resolve(false, level);
+    } else if (event == SUBXACT_EVENT_COMMIT_SUB) {
+        for (PendingAction* a = pending; a != nullptr; a = a->next)
+            if (a->nest_level >= level) a->nest_level = level - 1;
+    }
+}
+
+void role_invalidated(Datum, int, uint32) { role_epoch++; }
+
+void ensure_setup() {
+    if (cache == nullptr) {
+        HASHCTL ctl;
+        memset(&ctl, 0, sizeof ctl);
+        ctl.keysize = 64;
+        ctl.entrysize = sizeof(Entry);
+        ctl.hcxt = TopMemoryContext;
+        cache = hash_create("sketchshare shared objects", 16, &ctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+    }
+    if (!callbacks_registered) {
+        RegisterXactCallback(xact_callback, nullptr);
+        RegisterSubXactCallback(subxact_callback, nullptr);
+        CacheRegisterSyscacheCallback(AUTHMEMROLEMEM, role_invalidated, 0);
+        CacheRegisterSyscacheCallback(AUTHOID, role_invalidated, 0);
+        callbacks_registered = true;
+    }
+}
+
+// ---- the catalog, through SPI as the owner of its schema ----
+
+struct AsCatalogOwner {
+    Oid saved_user;
+    int saved_context;
+};
+
+void begin_catalog(AsCatalogOwner* s) {
+    Oid nsp = get_namespace_oid("sketchshare_shared", true);
+    if (!OidIsValid(nsp))
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_SCHEMA),
+                        errmsg("schema sketchshare_shared is missing: is the sketchshare extension installed?")));
+    HeapTuple tup = SearchSysCache1(NAMESPACEOID, ObjectIdGetDatum(nsp));
+    if (!HeapTupleIsValid(tup)) elog(ERROR, "cache lookup failed for namespace %u", nsp);
+    Oid owner = ((Form_pg_namespace)GETSTRUCT(tup))->nspowner;
+    ReleaseSysCache(tup);
+    GetUserIdAndSecContext(&s->saved_user, &s->saved_context);
+    SetUserIdAndSecContext(owner, s->saved_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+    if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
+}
+
+void end_catalog(AsCatalogOwner* s) {
+    SPI_finish();
+    SetUserIdAndSecContext(s->saved_user, s->saved_context);
+}
+
+int run(const char* sql, int nargs, Oid* types, Datum* values, bool read_only) {
+    int rc = SPI_execute_with_args(sql, nargs, types, values, nullptr, read_only, 0);
+    if (rc < 0) elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
+    return rc;
+}
+
+struct CatalogRow {
+    uint32 kind;
+    Oid owner;
+    uint64 file_id;
+    bool readonly;
+    int ngrants;
+    GrantRow* grants;  // in the caller's memory context
+};
+
+uint32 kind_from_text(const char* kind) {
+    if (strcmp(kind, "cbf") == 0) return uint32(sh::Kind::cbf);
+    if (strcmp(kind, "bloom") == 0) return uint32(sh::Kind::bloom);
+    return 0;
+}
+
+bool read_catalog(const char* name, CatalogRow* row) {
+    AsCatalogOwner s;
+    begin_catalog(&s);
+    Oid types[1] = {TEXTOID};
+    Datum values[1] = {CStringGetTextDatum(name)};
+    run("SELECT kind, owner, file_id, readonly FROM sketchshare_shared.objects WHERE name OPERATOR(pg_catalog.=) $1",
+        1, types, values, false);
+    bool found = SPI_processed == 1;
+    if (found) {
+        HeapTuple t = SPI_tuptable->vals[0];
+        TupleDesc d = SPI_tuptable->tupdesc;
+        bool isnull;
+        char* kind = SPI_getvalue(t, d, 1);
+        row->kind = kind_from_text(kind);
+        row->owner = DatumGetObjectId(SPI_getbinval(t, d, 2, &isnull));
+        row->file_id = uint64(DatumGetInt64(SPI_getbinval(t, d, 3, &isnull)));
+        row->readonly = DatumGetBool(SPI_getbinval(t, d, 4, &isnull));
+        run("SELECT grantee, privilege OPERATOR(pg_catalog.=) 'write' FROM sketchshare_shared.grants "
+            "WHERE name OPERATOR(pg_catalog.=) $1",
+            1, types, values, false);
+        row->ngrants = int(SPI_processed);
+        row->grants = static_cast<GrantRow*>(SPI_palloc(sizeof(GrantRow) * (row->ngrants > 0 ? row->ngrants : 1)));
+        for (int i = 0; i < row->ngrants; ++i) {
+            HeapTuple g = SPI_tuptable->vals[i];
+            row->grants[i].grantee = DatumGetObjectId(SPI_getbinval(g, SPI_tuptable->tupdesc, 1, &isnull));
+            row->grants[i].write = DatumGetBool(SPI_getbinval(g, SPI_tuptable->tupdesc, 2, &isnull));
+        }
+    }
+    end_catalog(&s);
+    return found;
+}
+
+void release(Entry* e) {
+    if (e->loaded) sh::unmap(e->map);
+    if (e->grants != nullptr) pfree(e->grants);
+    e->grants = nullptr;
+    e->ngrants = 0;
+    e->loaded = false;
+}
+
+// Maps the file of a catalog row into the entry. Errors are raised after
+// the C++ frames are gone.
+void load(Entry* e, const CatalogRow& row) {
+    char path[MAXPGPATH];
+    object_path(e->name, path, sizeof path);
+    const bool writable = !row.readonly;
+    sh::Mapping m = guarded([&] { return sh::attach_file(path, e->name, row.kind, writable); });
+    if (m.header()->file_id != row.file_id) {
+        sh::unmap(m);
+        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+                        errmsg("file \"%s\" does not belong to shared object \"%s\" (another incarnation)", path,
+                               e->name),
+                        errhint("Drop the object with shared_drop('%s') and create it again.", e->name)));
+    }
+    e->map = m;
+    e->loaded = true;
+    e->kind = row.kind;
+    e->owner = row.owner;
+    e->readonly = row.readonly;
+    e->file_id = row.file_id;
+    e->epoch = local_epoch;
+    e->ngrants = row.ngrants;
+    e->grants = static_cast<GrantRow*>(MemoryContextAlloc(TopMemoryContext, sizeof(GrantRow) * (row.ngrants + 1)));
+    memcpy(e->grants, row.grants, sizeof(GrantRow) * row.ngrants);
+    e->rights_user = InvalidOid;
+}
+
+bool usable(const Entry* e) {
+    return e->loaded && e->epoch == local_epoch && !(sh::load_flags(e->map.header()) & sh::kDropped);
+}
+
+uint8 compute_rights(const Entry* e, Oid user) {
+    if (superuser_arg(user) || has_privs_of_role(user, e->owner)) return kRead | kWrite | kOwn;
+    uint8 r = 0;
+    for (int i = 0; i < e->ngrants; ++i)
+        if (has_privs_of_role(user, e->grants[i].grantee)) r |= e->grants[i].write ? (kRead | kWrite) : kRead;
+    return r;
+}
+
+const char* right_name(uint8 need) {
+    if (need & kOwn) return "ownership of";
+    if (need & kWrite) return "the write privilege on";
+    return "the read privilege on";
+}
+
+void check_rights(Entry* e, uint8 need) {
+    const Oid user = GetUserId();
+    const uint32 acl = __atomic_load_n(&e->map.header()->acl_generation, __ATOMIC_ACQUIRE);
+    if (e->rights_user != user || e->rights_acl != acl || e->rights_roles != role_epoch) {
+        e->rights = compute_rights(e, user);
+        e->rights_user = user;
+        e->rights_acl = acl;
+        e->rights_roles = role_epoch;
+    }
+    if ((e->rights & need) != need)
+        ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                        errmsg("permission denied for shared object \"%s\"", e->name),
+                        errdetail("This needs %s shared object \"%s\".", right_name(need), e->name),
+                        (need & kOwn) ? 0
+                                      : errhint("The owner can grant it with shared_grant('%s', role, '%s').",
+                                                e->name, (need & kWrite) ? "write" : "read")));
+}
+
+void check_kind(const Entry* e, uint32 kind) {
+    if (kind != 0 && e->kind != kind)
+        ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+                        errmsg("shared object \"%s\" is a %s, not a %s", e->name, sh::kind_name(e->kind),
+                               sh::kind_name(kind))));
+}
+
+}  // namespace
+
+void register_pg_kind(sh::Kind kind, sh::GeometryValidator validator, Describer describe) {
+    const int s = kind_slot(uint32(kind));
+    if (s < 0) return;
+    pg_validators[s] = validator;
+    describers[s] = describe;
+}
+
+void ensure_kinds_registered() {
+    for (sh::Kind k : {sh::Kind::bloom, sh::Kind::cbf}) {
+        const int s = kind_slot(uint32(k));
+        if (s >= 0 && pg_validators[s] != nullptr) sh::register_kind(k, pg_validators[s]);
+    }
+}
+
+Describer describer_for(uint32 kind) {
+    int s = kind_slot(kind);
+    return s < 0 ? nullptr : describers[s];
+}
+
+void object_path(const char* name, char* out, size_t outlen) {
+    snprintf(out, outlen, "sketchshare/%u/%s", MyDatabaseId, name);
+}
+
+void checked_name(text* name, char out[64]) {
+    const char* data = VARDATA_ANY(name);
+    const size_t len = VARSIZE_ANY_EXHDR(name);
+    if (!sh::valid_object_name(data, len))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("invalid shared object name \"%s\"", text_to_cstring(name)),
+                        errdetail("A name is 1 to 63 letters, digits, '_', '-' or '.', not starting with '.'.")));
+    memcpy(out, data, len);
+    memset(out + len, 0, 64 - len);
+}
+
+Entry* open_object(const char* name, uint32 kind, uint8 need) {
+    ensure_setup();
+    ensure_kinds_registered();
+    bool found = false;
+    auto* e = static_cast<Entry*>(hash_search(cache, name, HASH_ENTER, &found));
+    if (!found) {
+        e->loaded = false;
+        e->grants = nullptr;
+        e->ngrants = 0;
+    }
+    if (!usable(e)) {
+        release(e);
+        CatalogRow row;
+        if (!read_catalog(name, &row))
+            ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("shared object \"%s\" does not exist", name)));
+        load(e, row);
+    }
+    check_kind(e, kind);
+    check_rights(e, need);
+    return e;
+}
+
+CallCache* call_cache(FunctionCallInfo fcinfo) {
+    auto* cc = static_cast<CallCache*>(fcinfo->flinfo->fn_extra);
+    if (cc == nullptr) {
+        cc = static_cast<CallCache*>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallCache)));
+        cc->name_len = -1;
+        fcinfo->flinfo->fn_extra = cc;
+    }
+    return cc;
+}
+
+Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need) {
+    CallCache* cc = call_cache(fcinfo);
+    const char* data = VARDATA_ANY(name);
+    const int len = int(VARSIZE_ANY_EXHDR(name));
+    Entry* e = cc->entry;
+    if (e != nullptr && len == cc->name_len && memcmp(data, cc->name, size_t(len)) == 0 && usable(e) &&
+        cc->kind == kind && cc->need == need && e->rights_user == GetUserId() && e->rights_roles == role_epoch &&
+        e->rights_acl == __atomic_load_n(&e->map.header()->acl_generation, __ATOMIC_ACQUIRE) &&
+        (e->rights & need) == need)
+        return e;
+    char key[64];
+    checked_name(name, key);
+    e = open_object(key, kind, need);
+    memcpy(cc->name, key, 64);
+    cc->name_len = len;
+    cc->entry = e;
+    cc->kind = kind;
+    cc->need = need;
+    return e;
+}
+
+const ItemHasher* cached_hasher(FunctionCallInfo fcinfo, int argno) {
+    CallCache* cc = call_cache(fcinfo);
+    Oid typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
+    if (!cc->hasher_ready || cc->hasher.typid != typid) {
+        item_hasher_init(&cc->hasher, typid, fcinfo->flinfo->fn_mcxt);
+        cc->hasher_ready = true;
+    }
+    return &cc->hasher;
+}
+
+bool is_frozen(const Entry* e) { return (sh::load_flags(e->map.header()) & sh::kFrozen) != 0; }
+
+void check_mutable(Entry* e) {
+    if (e->readonly || is_frozen(e))
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("shared object \"%s\" is frozen", e->name),
+                        errdetail("A frozen object is read-only; it cannot be changed again.")));
+}
+
+uint32 lock_owner_id() { return uint32(MyProcPid); }
+
+// Slices of 20 ms: a cancel or statement_timeout is honoured within one.
+static constexpr int kSliceMs = 20;
+
+void lock_shared(Entry* e, sketch::ReadTicket* ticket) {
+    sketch::RWLock lock = e->map.lock();
+    while (lock.lock_shared(lock_owner_id(), kSliceMs, ticket) != sketch::LockResult::acquired)
+        CHECK_FOR_INTERRUPTS();
+}
+
+void unlock_shared(Entry* e, const sketch::ReadTicket& ticket) { e->map.lock().unlock_shared(lock_owner_id(), ticket); }
+
+void lock_exclusive(Entry* e) {
+    sketch::RWLock lock = e->map.lock();
+    while (lock.lock_exclusive(lock_owner_id(), kSliceMs) != sketch::LockResult::acquired) CHECK_FOR_INTERRUPTS();
+}
+
+void unlock_exclusive(Entry* e) { e->map.lock().unlock_exclusive(lock_owner_id()); }
+
+static uint64 new_file_id() {
+    uint64 id = 0;
+    while (id == 0)
+        if (!pg_strong_random(&id, sizeof id)) elog(ERROR, "could not generate a random file id");
+    return id & 0x7fffffffffffffffULL;  // fits the catalog's bigint
+}
+
+static void insert_catalog(const char* name, sh::Kind kind, uint64 file_id, bool readonly) {
+    AsCatalogOwner s;
+    begin_catalog(&s);
+    Oid types[5] = {TEXTOID, TEXTOID, OIDOID, INT8OID, BOOLOID};
+    Datum values[5] = {CStringGetTextDatum(name), CStringGetTextDatum(sh::kind_name(uint32(kind))),
+                       ObjectIdGetDatum(GetUserId()), Int64GetDatum(int64(file_id)), BoolGetDatum(readonly)};
+    run("INSERT INTO sketchshare_shared.objects (name, kind, owner, file_id, readonly) VALUES ($1, $2, $3, $4, $5) "
+        "ON CONFLICT (name) DO NOTHING",
+        5, types, values, false);
+    bool inserted = SPI_processed == 1;
+    end_catalog(&s);
+    if (!inserted)
+        ereport(ERROR, (errcode(ERRCODE_DUPLICATE_OBJECT), errmsg("shared object \"%s\" already exists", name)));
+}
+
+static void ensure_db_directory() {
+    char dir[64];
+    snprintf(dir, sizeof dir, "sketchshare/%u", MyDatabaseId);
+    guarded([&] { sh::ensure_directory(".", dir, "shared objects"); });
+}
+
+void create_object(const char* name, sh::Kind kind, const uint8_t* geometry, uint32_t geometry_len,
+                   uint64_t payload_bytes, const uint8_t* initial_payload) {
+    ensure_setup();
+    ensure_kinds_registered();
+    const uint64 file_id = new_file_id();
+    insert_catalog(name, kind, file_id, false);
+    push_pending(Pending::created, name, file_id);  // before the file exists: a rollback removes it
+    local_epoch++;
+    ensure_db_directory();
+    char path[MAXPGPATH];
+    object_path(name, path, sizeof path);
+    sh::CreateSpec spec{};
+    spec.kind = kind;
+    spec.geometry = geometry;
+    spec.geometry_len = geometry_len;
+    spec.payload_bytes = payload_bytes;
+    spec.file_id = file_id;
+    spec.initial_payload = initial_payload;
+    spec.durable = enableFsync;
+    // No committed catalog row names this file, and we hold the name: a
+    // complete file there was left by a crash (before a create committed or a
+    // drop unlinked it) and is replaced.
+    guarded([&] { sh::create_file(path, name, spec, sh::Existing::replace_orphan); });
+}
+
+// ---- catalog functions used by shared_sql.cpp ----
+
+// Deletes the row (after checking ownership); the file goes at commit.
+bool drop_object(const char* name, bool missing_ok) {
+    ensure_setup();
+    AsCatalogOwner s;
+    begin_catalog(&s);
+    Oid types[1] = {TEXTOID};
+    Datum values[1] = {CStringGetTextDatum(name)};
+    run("SELECT owner, file_id FROM sketchshare_shared.objects WHERE name OPERATOR(pg_catalog.=) $1 FOR UPDATE", 1,
+        types, values, false);
+    bool found = SPI_processed == 1;
+    Oid owner = InvalidOid;
+    uint64 file_id = 0;
+    if (found) {
+        bool isnull;
+        owner = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+        file_id = uint64(DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull)));
+    }
+    end_catalog(&s);
+    if (found && !superuser() && !has_privs_of_role(GetUserId(), owner))
+        ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                        errmsg("permission denied for shared object \"%s\"", name),
+                        errdetail("Only its owner can drop shared object \"%s\".", name)));
+    if (found) {
+        begin_catalog(&s);
+        run("DELETE FROM sketchshare_shared.objects WHERE name OPERATOR(pg_catalog.=) $1", 1, types, values, false);
+        end_catalog(&s);
+    }
+    if (!found) {
+        if (missing_ok) return false;
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("shared object \"%s\" does not exist", name)));
+    }
+    push_pending(Pending::dropped, name, file_id);
+    local_epoch++;
+    return true;
+}
+
+// Adds or removes a grant row; the owner (or a superuser) only.
+void change_grant(const char* name, Oid role, const char* privilege, bool grant) {
+    if (strcmp(privilege, "read") != 0 && strcmp(privilege, "write") != 0)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("unknown privilege \"%s\"", privilege),
+                        errhint("The privileges of a shared object are 'read' and 'write'.")));
+    Entry* e = open_object(name, 0, kOwn);
+    const uint64 file_id = e->file_id;
+    AsCatalogOwner s;
+    begin_catalog(&s);
+    Oid types[3] = {TEXTOID, OIDOID, TEXTOID};
+    Datum values[3] = {CStringGetTextDatum(name), ObjectIdGetDatum(role), CStringGetTextDatum(privilege)};
+    if (grant) {
+        run("INSERT INTO sketchshare_shared.grants (name, grantee, privilege) VALUES ($1, $2, $3) "
+            "ON CONFLICT DO NOTHING",
+            3, types, values, false);
+    } else if (strcmp(privilege, "read") == 0) {  // no write without read
+        run("DELETE FROM sketchshare_shared.grants WHERE name OPERATOR(pg_catalog.=) $1 "
+            "AND grantee OPERATOR(pg_catalog.=) $2",
+            2, types, values, false);
+    } else {
+        run("DELETE FROM sketchshare_shared.grants WHERE name OPERATOR(pg_catalog.=) $1 "
+            "AND grantee OPERATOR(pg_catalog.=) $2 AND privilege OPERATOR(pg_catalog.=) $3",
+            3, types, values, false);
+    }
+    end_catalog(&s);
+    push_pending(Pending::acl_changed, name, file_id);
+    local_epoch++;
+}
+
+// Registers an attached (copied-in, frozen, read-only) object.
+void attach_object(const char* name, const char* from) {
+    ensure_setup();
+    ensure_kinds_registered();
+    sh::FileHeader h = guarded([&] { return sh::read_header(from, name, 0); });
+    if (kind_slot(h.kind) < 0)
+        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+                        errmsg("file \"%s\" holds a kind of object this build cannot attach", from)));
+    const uint64 file_id = new_file_id();
+    insert_catalog(name, sh::Kind(h.kind), file_id, true);
+    push_pending(Pending::created, name, file_id);
+    local_epoch++;
+    ensure_db_directory();
+    char path[MAXPGPATH];
+    object_path(name, path, sizeof path);
+    guarded([&] {
+        if (access(path, F_OK) == 0) unlink(path);  // an orphan: no committed row names it (we hold the name)
+        sh::copy_file(from, path, name, true, file_id);
+    });
+}
+
+}  // namespace shared
+}  // namespace sketch_pg

@@ -1,0 +1,106 @@
+// The registry of shared objects, as seen from one backend.
+//
+// The catalog (which objects exist, their kind, owner and grants) is a pair of
+// tables in schema sketchshare_shared, so create, drop, grant and revoke are
+// transactional; the data lives in the object's file, $PGDATA/sketchshare/<db
+// oid>/<name>, the source of truth for everything else.
+//
+// Each backend keeps a cache (name -> mapping, kind, owner, grants). It stays
+// valid across transactions; changes made by other backends are noticed
+// through words in the mapped file itself: the kDropped flag (set when a drop
+// commits, or a create rolls back) and acl_generation (bumped when a grant or
+// revoke commits). This backend's own catalog changes bump a local epoch.
+#pragma once
+
+#include "../core/rwlock.hpp"
+#include "../core/shared_file.hpp"
+#include "item_hash.hpp"
+#include "pg.hpp"
+
+namespace sketch_pg {
+namespace shared {
+
+enum Right : uint8_t { kRead = 1, kWrite = 2, kOwn = 4 };
+
+struct GrantRow {
+    Oid grantee;
+    bool write;
+};
+
+struct Entry {
+    char name[64];  // hash key, NUL padded
+    bool loaded;
+    uint32 kind;
+    Oid owner;
+    bool readonly;  // an attached copy, mapped read-only
+    uint64 file_id;
+    uint64 epoch;
+    sketch::shared::Mapping map;
+    int ngrants;
+    GrantRow* grants;  // TopMemoryContext
+    // The last privilege decision and what it depended on.
+    Oid rights_user;
+    uint32 rights_acl;
+    uint64 rights_roles;
+    uint8 rights;
+};
+
+// Per call site cache (fn_extra) of the hot functions.
+struct CallCache {
+    char name[64];
+    int name_len;
+    Entry* entry;
+    uint32 kind;
+    uint8 need;
+    bool hasher_ready;
+    ItemHasher hasher;
+};
+
+// Checks a name (letters, digits, _ - ., at most 63 bytes, not starting
+// with '.') and raises 22023 otherwise. Returns it NUL-terminated.
+void checked_name(text* name, char out[64]);
+
+// Opens the object (cached), checks its kind (0: any) and that the current
+// user holds `need` (Right bits). Raises 42704 if it does not exist, 42809
+// for another kind, 42501 when not permitted, XX001 for a damaged file.
+Entry* open_object(const char* name, uint32 kind, uint8 need);
+// The same through a call-site cache in fcinfo->flinfo->fn_extra.
+Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need);
+CallCache* call_cache(FunctionCallInfo fcinfo);
+// The item hasher for argument argno, in the call-site cache.
+const ItemHasher* cached_hasher(FunctionCallInfo fcinfo, int argno);
+
+// Mutators: raise 55000 when the object is frozen (call before locking).
+void check_mutable(Entry* e);
+bool is_frozen(const Entry* e);
+
+// The lock, waiting in slices with CHECK_FOR_INTERRUPTS between them, so a
+// waiting backend stays cancellable; nothing may ereport while it is held.
+void lock_shared(Entry* e, sketch::ReadTicket* ticket);
+void unlock_shared(Entry* e, const sketch::ReadTicket& ticket);
+void lock_exclusive(Entry* e);
+void unlock_exclusive(Entry* e);
+uint32 lock_owner_id();
+
+// Creates a catalog row and the file (transactionally: the file is removed
+// if the transaction, or subtransaction, rolls back).
+void create_object(const char* name, sketch::shared::Kind kind, const uint8_t* geometry, uint32_t geometry_len,
+                   uint64_t payload_bytes, const uint8_t* initial_payload);
+
+// The relative path (from the data directory) of an object's file.
+void object_path(const char* name, char* out, size_t outlen);
+
+// Describing geometry, per kind (registered by the kind's PG face).
+struct GeometryInfo {
+    int64 capacity;
+    double fpr;
+    const char* layout;  // static string or nullptr
+    int64 m;
+    int32 k;
+};
+using Describer = void (*)(const uint8_t* geometry, uint32_t len, GeometryInfo* out);
+void register_pg_kind(sketch::shared::Kind kind, sketch::shared::GeometryValidator validator, Describer describe);
+void ensure_kinds_registered();
+
+}  // namespace shared
+}  // namespace sketch_pg

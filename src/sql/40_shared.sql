@@ -1,0 +1,162 @@
+-- Shared objects: named, file-backed structures that every backend of the
+-- database uses at once. The catalog (names, kinds, owners, grants) is kept in
+-- tables so that create, drop, grant and revoke follow the transaction; the
+-- data lives in $PGDATA/sketchshare/<database oid>/<name>, mapped MAP_SHARED.
+
+CREATE SCHEMA sketchshare_shared;
+COMMENT ON SCHEMA sketchshare_shared IS
+'sketchshare: catalog of shared objects (read it through the shared_objects view)';
+REVOKE ALL ON SCHEMA sketchshare_shared FROM PUBLIC;
+
+CREATE TABLE sketchshare_shared.objects (
+    name text PRIMARY KEY,
+    kind text NOT NULL CHECK (kind IN ('bloom', 'cbf')),
+    owner oid NOT NULL,
+    file_id bigint NOT NULL,
+    readonly boolean NOT NULL DEFAULT false,
+    created timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE sketchshare_shared.objects IS
+'sketchshare: one row per shared object; file_id names the incarnation of its file';
+
+CREATE TABLE sketchshare_shared.grants (
+    name text NOT NULL REFERENCES sketchshare_shared.objects ON DELETE CASCADE,
+    grantee oid NOT NULL,
+    privilege text NOT NULL CHECK (privilege IN ('read', 'write')),
+    PRIMARY KEY (name, grantee, privilege)
+);
+COMMENT ON TABLE sketchshare_shared.grants IS
+'sketchshare: privileges granted on shared objects with shared_grant';
+REVOKE ALL ON sketchshare_shared.objects, sketchshare_shared.grants FROM PUBLIC;
+
+CREATE FUNCTION sketchshare_shared.file_info(name text,
+    OUT bytes bigint, OUT frozen boolean, OUT ops bigint, OUT capacity bigint, OUT fpr float8,
+    OUT layout text, OUT m bigint, OUT k int, OUT status text)
+AS 'MODULE_PATHNAME', 'shared_file_info'
+LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION sketchshare_shared.file_info(text) IS
+'sketchshare: facts read from a shared object''s file header (status says why a file is unusable)';
+
+CREATE VIEW shared_objects AS
+SELECT o.name, o.kind, o.owner::regrole AS owner, i.bytes, i.frozen, o.readonly,
+       i.capacity, i.fpr, i.layout, i.m, i.k, i.ops, i.status, o.created
+FROM sketchshare_shared.objects o
+LEFT JOIN LATERAL sketchshare_shared.file_info(o.name) i ON true;
+COMMENT ON VIEW shared_objects IS
+'Shared objects of this database: name, kind, owner, file size, frozen, read-only (attached), geometry (capacity, fpr, layout, m = counters or bits, k = hashes), write calls so far, and the file''s status';
+GRANT SELECT ON shared_objects TO PUBLIC;
+
+-- ---- every kind ----
+
+CREATE FUNCTION shared_freeze(name text) RETURNS void
+AS 'MODULE_PATHNAME', 'shared_freeze' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_freeze(text) IS
+'Seals a shared object: from now on it refuses every change and is read without locking (owner only; there is no unfreeze)';
+
+CREATE FUNCTION shared_sync(name text) RETURNS void
+AS 'MODULE_PATHNAME', 'shared_sync' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_sync(text) IS
+'Flushes a shared object''s file to disk (msync) and reports any I/O error';
+
+CREATE FUNCTION shared_drop(name text, if_exists boolean DEFAULT false) RETURNS boolean
+AS 'MODULE_PATHNAME', 'shared_drop' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_drop(text, boolean) IS
+'Drops a shared object (owner only); its file is removed when the transaction commits. Returns false if it did not exist and if_exists';
+
+CREATE FUNCTION shared_grant(name text, role regrole, privilege text) RETURNS void
+AS 'MODULE_PATHNAME', 'shared_grant' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_grant(text, regrole, text) IS
+'Grants ''read'' (contains, count_of, count, stats, snapshot, export) or ''write'' (add, remove, clear, merge; implies read) on a shared object to a role (owner only)';
+
+CREATE FUNCTION shared_revoke(name text, role regrole, privilege text) RETURNS void
+AS 'MODULE_PATHNAME', 'shared_revoke' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_revoke(text, regrole, text) IS
+'Revokes ''write'' (leaving read) or ''read'' (everything) granted with shared_grant (owner only)';
+
+CREATE FUNCTION shared_export(name text, path text) RETURNS void
+AS 'MODULE_PATHNAME', 'shared_export' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_export(text, text) IS
+'Writes a copy of a frozen shared object''s file to an absolute server path (superusers and pg_write_server_files only)';
+
+CREATE FUNCTION shared_attach(name text, path text) RETURNS void
+AS 'MODULE_PATHNAME', 'shared_attach' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_attach(text, text) IS
+'Registers a frozen object file (e.g. from shared_export on another server) under a name, as a read-only copy (superusers and pg_read_server_files only)';
+
+-- ---- counting Bloom filters ----
+
+CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8 DEFAULT 0.01) RETURNS void
+AS 'MODULE_PATHNAME', 'shared_cbf_create' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8) IS
+'Creates a shared counting Bloom filter sized for capacity items at false-positive rate fpr; owned by the current role';
+
+CREATE FUNCTION shared_create_from(name text, value cbf) RETURNS void
+AS 'MODULE_PATHNAME', 'shared_cbf_create_from' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_create_from(text, cbf) IS
+'Creates a shared counting Bloom filter holding a copy of a cbf value (same geometry and counters)';
+
+CREATE FUNCTION shared_cbf_add(name text, item anyelement) RETURNS boolean
+AS 'MODULE_PATHNAME', 'shared_cbf_add' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_cbf_add(text, anyelement) IS
+'Adds an item to a shared counting Bloom filter (immediately, not rolled back); true if it was probably new';
+CREATE FUNCTION shared_cbf_add(name text, item text) RETURNS boolean
+AS 'MODULE_PATHNAME', 'shared_cbf_add' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_cbf_add(text, text) IS
+'Adds a text item (and untyped literals) to a shared counting Bloom filter; true if it was probably new';
+
+CREATE FUNCTION shared_cbf_add_many(name text, items anyarray) RETURNS bigint
+AS 'MODULE_PATHNAME', 'shared_cbf_add_many' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_cbf_add_many(text, anyarray) IS
+'Adds every non-null element of an array under one lock acquisition; returns how many were probably new';
+
+CREATE FUNCTION shared_cbf_contains(name text, item anyelement) RETURNS boolean
+AS 'MODULE_PATHNAME', 'shared_cbf_contains' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_cbf_contains(text, anyelement) IS
+'True if the item is probably in the shared counting Bloom filter, false if it is definitely not';
+CREATE FUNCTION shared_cbf_contains(name text, item text) RETURNS boolean
+AS 'MODULE_PATHNAME', 'shared_cbf_contains' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_cbf_contains(text, text) IS
+'shared_cbf_contains for text items and untyped literals';
+
+CREATE FUNCTION shared_cbf_count_of(name text, item anyelement) RETURNS int
+AS 'MODULE_PATHNAME', 'shared_cbf_count_of' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_cbf_count_of(text, anyelement) IS
+'Estimated times the item is stored (0..15, an upper estimate; 15 means 15 or more)';
+CREATE FUNCTION shared_cbf_count_of(name text, item text) RETURNS int
+AS 'MODULE_PATHNAME', 'shared_cbf_count_of' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_cbf_count_of(text, text) IS
+'shared_cbf_count_of for text items and untyped literals';
+
+CREATE FUNCTION shared_cbf_remove(name text, item anyelement) RETURNS boolean
+AS 'MODULE_PATHNAME', 'shared_cbf_remove' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_cbf_remove(text, anyelement) IS
+'Removes one occurrence of an item if it is present (immediately, not rolled back); true if it was present';
+CREATE FUNCTION shared_cbf_remove(name text, item text) RETURNS boolean
+AS 'MODULE_PATHNAME', 'shared_cbf_remove' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_cbf_remove(text, text) IS
+'shared_cbf_remove for text items and untyped literals';
+
+CREATE FUNCTION shared_cbf_count(name text) RETURNS bigint
+AS 'MODULE_PATHNAME', 'shared_cbf_count' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_cbf_count(text) IS
+'Estimated number of distinct items in a shared counting Bloom filter';
+
+CREATE FUNCTION shared_cbf_clear(name text) RETURNS void
+AS 'MODULE_PATHNAME', 'shared_cbf_clear' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_cbf_clear(text) IS
+'Empties a shared counting Bloom filter (immediately, not rolled back)';
+
+CREATE FUNCTION shared_cbf_merge(name text, value cbf) RETURNS void
+AS 'MODULE_PATHNAME', 'shared_cbf_merge' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_cbf_merge(text, cbf) IS
+'Adds a cbf value''s counters into a shared counting Bloom filter of the same geometry (saturating at 15)';
+
+CREATE FUNCTION shared_cbf_snapshot(name text) RETURNS cbf
+AS 'MODULE_PATHNAME', 'shared_cbf_snapshot' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_cbf_snapshot(text) IS
+'A point-in-time copy of a shared counting Bloom filter as a cbf value';
+
+CREATE FUNCTION shared_cbf_stats(name text) RETURNS jsonb
+AS 'MODULE_PATHNAME', 'shared_cbf_stats' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_cbf_stats(text) IS
+'capacity, fp_rate, counters, hashes, counters_set, count, fill_ratio, saturated, ops, bytes, mmap_size, frozen, readonly';
