@@ -455,11 +455,12 @@ static uint64 new_file_id() {
 }
 
 static void insert_catalog(const char* name, sh::Kind kind, uint64 file_id, bool readonly) {
+    const Oid owner = GetUserId();  // before switching to the catalog's owner
     AsCatalogOwner s;
     begin_catalog(&s);
     Oid types[5] = {TEXTOID, TEXTOID, OIDOID, INT8OID, BOOLOID};
     Datum values[5] = {CStringGetTextDatum(name), CStringGetTextDatum(sh::kind_name(uint32(kind))),
-                       ObjectIdGetDatum(GetUserId()), Int64GetDatum(int64(file_id)), BoolGetDatum(readonly)};
+                       ObjectIdGetDatum(owner), Int64GetDatum(int64(file_id)), BoolGetDatum(readonly)};
     run("INSERT INTO sketchshare_shared.objects (name, kind, owner, file_id, readonly) VALUES ($1, $2, $3, $4, $5) "
         "ON CONFLICT (name) DO NOTHING",
         5, types, values, false);

@@ -1,0 +1,166 @@
+-- Shared counting Bloom filters: the SQL surface, transactions and every error.
+-- (Privileges are in shared_privileges.sql.)
+CREATE FUNCTION pg_temp.sqlstate_of(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    EXECUTE q;
+    RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+    RETURN SQLSTATE;
+END $$;
+
+-- create, add, contains, count_of
+SELECT shared_cbf_create('seen', 1000);
+SELECT shared_cbf_add('seen', 42) AS first_add, shared_cbf_add('seen', 42) AS second_add;
+-- items hash as sketch_hash does: every integer width agrees, text is bytes
+SELECT shared_cbf_contains('seen', 42::bigint) AS as_bigint, shared_cbf_contains('seen', 42::int2) AS as_int2,
+       shared_cbf_contains('seen', '42') AS as_text, shared_cbf_contains('seen', 43) AS other;
+SELECT shared_cbf_add('seen', 'abc') AS literal_add, shared_cbf_contains('seen', 'abc'::text) AS as_text,
+       shared_cbf_contains('seen', 'abc'::varchar) AS as_varchar, shared_cbf_contains('seen', 'abd') AS other;
+SELECT shared_cbf_count_of('seen', 42) AS c42, shared_cbf_count_of('seen', 'abc') AS cabc,
+       shared_cbf_count_of('seen', 7) AS c7;
+SELECT shared_cbf_add('seen', '2026-11-30'::date), shared_cbf_contains('seen', '2026-11-30'::date);
+-- add_many: one call, NULLs skipped, returns the probably-new count
+SELECT shared_cbf_add_many('seen', ARRAY[1, 2, 3, 42, NULL]) AS new_of_5;
+SELECT shared_cbf_add_many('seen', ARRAY[]::int[]) AS none;
+SELECT shared_cbf_add_many('seen', ARRAY['x', 'y', 'x']) AS text_items;
+SELECT shared_cbf_contains('seen', 1) AND shared_cbf_contains('seen', 3) AND shared_cbf_contains('seen', 'y') AS all_in;
+SELECT shared_cbf_count('seen') AS count;
+-- remove: only what is present (42 was added 3 times so far, once more now)
+SELECT shared_cbf_add('seen', 42);
+SELECT shared_cbf_count_of('seen', 42) AS four;
+SELECT shared_cbf_remove('seen', 42) AS removed, shared_cbf_count_of('seen', 42) AS three;
+SELECT shared_cbf_add('seen', 'once');
+SELECT shared_cbf_remove('seen', 'once') AS removed, shared_cbf_contains('seen', 'once') AS still_in;
+SELECT shared_cbf_remove('seen', 'never added') AS removed;
+-- stats: ops counts every write-path call (add, add_many, remove, merge, clear)
+SELECT s->'ops' AS ops, s->'capacity' AS capacity, s->'fp_rate' AS fp_rate, s->'counters' AS counters,
+       s->'hashes' AS hashes, s->'count' AS count, s->'frozen' AS frozen, s->'readonly' AS readonly,
+       s->'bytes' AS bytes, s->'mmap_size' AS mmap_size, (s->>'counters_set')::int > 0 AS some_set,
+       (s->>'fill_ratio')::float8 BETWEEN 0 AND 1 AS fill_ok, s->'saturated' AS saturated
+FROM shared_cbf_stats('seen') s;
+SELECT name, kind, owner, bytes, frozen, readonly, capacity, fpr, layout, m, k, ops, status FROM shared_objects;
+
+-- snapshots are cbf values, hashed alike
+SELECT cbf_contains(shared_cbf_snapshot('seen'), 'abc') AS snap_has_abc,
+       cbf_contains(shared_cbf_snapshot('seen'), 'abd') AS snap_has_abd,
+       cbf_count(shared_cbf_snapshot('seen')) = shared_cbf_count('seen') AS same_count,
+       cbf_stats(shared_cbf_snapshot('seen'))->'counters' AS counters;
+-- a value seeds a shared object, and merges into one
+SELECT shared_create_from('copy', shared_cbf_snapshot('seen'));
+SELECT shared_cbf_snapshot('copy') = shared_cbf_snapshot('seen') AS identical;
+SELECT shared_cbf_merge('copy', cbf_add(cbf_add(cbf_empty(1000), 'xyz'), 'xyz'));
+SELECT shared_cbf_count_of('copy', 'xyz') AS merged, shared_cbf_contains('seen', 'xyz') AS not_in_source;
+SELECT shared_cbf_merge('copy', cbf_empty(10));
+SELECT shared_cbf_merge('copy', cbf_empty(1000, 0.001));
+SELECT shared_cbf_clear('copy');
+SELECT shared_cbf_count('copy') AS after_clear, shared_cbf_contains('copy', 'abc') AS abc_after_clear;
+
+-- create and drop follow the transaction; adds do not (like nextval)
+BEGIN;
+SELECT shared_cbf_create('tx', 10);
+SELECT shared_cbf_add('tx', 1);
+SELECT name FROM shared_objects WHERE name = 'tx';
+ROLLBACK;
+SELECT shared_cbf_contains('tx', 1);
+SELECT count(*) AS tx_rows FROM shared_objects WHERE name = 'tx';
+BEGIN;
+SELECT shared_drop('copy');
+SELECT shared_cbf_count('copy');
+ROLLBACK;
+SELECT shared_cbf_count('copy') AS copy_survives_rolled_back_drop, name FROM shared_objects WHERE name = 'copy';
+BEGIN;
+SELECT shared_cbf_add('seen', 'added in a rolled back transaction');
+ROLLBACK;
+SELECT shared_cbf_contains('seen', 'added in a rolled back transaction') AS add_kept;
+-- savepoints
+BEGIN;
+SAVEPOINT a;
+SELECT shared_cbf_create('sp', 10);
+ROLLBACK TO a;
+SELECT shared_cbf_create('sp', 20);
+SAVEPOINT b;
+SELECT shared_cbf_add('sp', 1);
+RELEASE b;
+COMMIT;
+SELECT shared_cbf_contains('sp', 1) AS sp_in, capacity FROM shared_objects WHERE name = 'sp';
+-- drop, then the name is free again (even within one transaction)
+BEGIN;
+SELECT shared_drop('sp');
+SELECT shared_cbf_create('sp', 30);
+SELECT shared_cbf_contains('sp', 1) AS fresh;
+COMMIT;
+SELECT capacity FROM shared_objects WHERE name = 'sp';
+SELECT shared_drop('sp');
+SELECT shared_cbf_contains('sp', 1);
+SELECT shared_drop('sp');
+SELECT shared_drop('sp', if_exists => true) AS dropped;
+-- create then drop in one transaction leaves nothing
+BEGIN;
+SELECT shared_cbf_create('brief', 10);
+SELECT shared_drop('brief');
+COMMIT;
+SELECT count(*) AS brief_rows FROM shared_objects WHERE name = 'brief';
+-- a two-phase commit cannot carry file changes
+BEGIN;
+SELECT shared_cbf_create('prepared', 10);
+PREPARE TRANSACTION 'sketchshare_shared';
+SELECT count(*) AS prepared_rows FROM shared_objects WHERE name = 'prepared';
+
+-- bad names are refused before any file is touched
+SELECT shared_cbf_create('../etc/passwd', 10);
+SELECT shared_cbf_create('a/b', 10);
+SELECT shared_cbf_create('.hidden', 10);
+SELECT shared_cbf_create('', 10);
+SELECT shared_cbf_create(repeat('a', 64), 10);
+SELECT shared_cbf_create('with space', 10);
+SELECT shared_cbf_add('../seen', 1);
+SELECT shared_drop('..');
+SELECT shared_cbf_create(repeat('a', 63), 10);
+SELECT shared_drop(repeat('a', 63));
+-- bad geometry
+SELECT shared_cbf_create('bad', 0);
+SELECT shared_cbf_create('bad', -5);
+SELECT shared_cbf_create('bad', 10, 0);
+SELECT shared_cbf_create('bad', 10, 1);
+SELECT shared_cbf_create('bad', 10, 'NaN');
+SELECT shared_cbf_create('bad', 9223372036854775807);
+SELECT count(*) AS bad_rows FROM shared_objects WHERE name = 'bad';
+-- duplicates, missing objects, NULLs
+SELECT shared_cbf_create('seen', 10);
+SELECT shared_create_from('seen', cbf_empty(10));
+SELECT shared_cbf_add('nope', 1);
+SELECT shared_cbf_stats('nope');
+SELECT shared_freeze('nope');
+SELECT shared_sync('nope');
+SELECT shared_cbf_add(NULL, 1) IS NULL AS null_name, shared_cbf_add('seen', NULL::int) IS NULL AS null_item;
+SELECT shared_cbf_create('bad', NULL) IS NULL AS null_capacity;
+-- SQLSTATEs
+SELECT pg_temp.sqlstate_of($$SELECT shared_cbf_create('a/b', 10)$$) AS bad_name,
+       pg_temp.sqlstate_of($$SELECT shared_cbf_create('bad', 0)$$) AS bad_capacity,
+       pg_temp.sqlstate_of($$SELECT shared_cbf_create('seen', 10)$$) AS duplicate,
+       pg_temp.sqlstate_of($$SELECT shared_cbf_add('nope', 1)$$) AS missing,
+       pg_temp.sqlstate_of($$SELECT shared_cbf_merge('copy', cbf_empty(10))$$) AS mismatch;
+
+-- freeze: every mutator refused, reads need no lock
+SELECT shared_freeze('seen');
+SELECT shared_freeze('seen');
+SELECT shared_cbf_add('seen', 5);
+SELECT shared_cbf_add_many('seen', ARRAY[5]);
+SELECT shared_cbf_remove('seen', 'abc');
+SELECT shared_cbf_clear('seen');
+SELECT shared_cbf_merge('seen', shared_cbf_snapshot('seen'));
+SELECT pg_temp.sqlstate_of($$SELECT shared_cbf_add('seen', 5)$$) AS frozen_state;
+SELECT shared_cbf_contains('seen', 'abc') AS abc, shared_cbf_count_of('seen', 'abc') AS n,
+       shared_cbf_count('seen') > 0 AS counted, shared_cbf_snapshot('seen') IS NOT NULL AS snapshot,
+       shared_cbf_stats('seen')->'frozen' AS frozen, shared_cbf_stats('seen')->'readonly' AS readonly;
+SELECT shared_sync('seen');
+SELECT name, frozen FROM shared_objects ORDER BY name;
+-- export and attach need absolute paths, a frozen object and file privileges
+SELECT shared_export('seen', 'relative/path');
+SELECT shared_export('copy', '/tmp/never-written');
+SELECT shared_attach('elsewhere', '/nonexistent/sketchshare/file');
+SELECT shared_attach('elsewhere', 'relative');
+SELECT shared_attach('../x', '/tmp/x');
+
+SELECT shared_drop(name) FROM shared_objects ORDER BY name;
+SELECT count(*) AS left_over FROM shared_objects;
