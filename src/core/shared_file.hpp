@@ -60,6 +60,7 @@ static_assert(sizeof(FileHeader) <= kSlotsOffset, "header overflows the slot tab
 static_assert(offsetof(FileHeader, flags) % 64 == 0, "mutable words start a cache line");
 static_assert(offsetof(FileHeader, ops) % 64 == 0, "ops on its own cache line");
 static_assert(offsetof(FileHeader, lock) % 64 == 0, "lock on its own cache line");
+static_assert(offsetof(FileHeader, lock) == 384, "test/scripts/shared_crash.sh writes the writer word at 384");
 
 // Checks a kind's geometry blob against payload_bytes; throws a corrupted
 // Error naming `label` when they disagree. Registered once per kind.

@@ -303,10 +303,11 @@ SKETCH_FUNCTION(shared_cbf_stats) {
     char* json = psprintf(
         "{\"capacity\": %llu, \"fp_rate\": %s, \"counters\": %llu, \"hashes\": %u, \"counters_set\": %llu, "
         "\"count\": %lld, \"fill_ratio\": %s, \"saturated\": %llu, \"ops\": %llu, \"bytes\": %llu, "
-        "\"mmap_size\": %llu, \"frozen\": %s, \"readonly\": %s}",
+        "\"mmap_size\": %llu, \"frozen\": %s, \"readonly\": %s, \"lock_recoveries\": %u}",
         (unsigned long long)g.capacity, fpr, (unsigned long long)g.m, g.k, (unsigned long long)set,
         (long long)std::llround(estimate), fill, (unsigned long long)saturated,
         (unsigned long long)sh::load_ops(e->map.header()), (unsigned long long)e->map.size,
-        (unsigned long long)e->map.size, ss::is_frozen(e) ? "true" : "false", e->readonly ? "true" : "false");
+        (unsigned long long)e->map.size, ss::is_frozen(e) ? "true" : "false", e->readonly ? "true" : "false",
+        e->map.lock().recoveries());
     PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }

@@ -43,6 +43,8 @@ int kind_slot(uint32 kind) {
     }
 }
 
+void sweep_dropped();
+
 // ---- pending file actions, resolved at (sub)transaction end ----
 
 enum class Pending : uint8 { created, dropped, acl_changed };
@@ -108,6 +110,7 @@ void resolve(bool commit, int level) {
         pfree(a);
     }
     local_epoch++;
+    if (cache != nullptr) sweep_dropped();
 }
 
 void xact_callback(XactEvent event, void*) {
@@ -249,6 +252,15 @@ void release(Entry* e) {
     e->loaded = false;
 }
 
+// Lets go of the mappings of dropped objects (their files are unlinked and
+// their disk space comes back only when the last mapping goes).
+void sweep_dropped() {
+    HASH_SEQ_STATUS seq;
+    hash_seq_init(&seq, cache);
+    while (auto* e = static_cast<Entry*>(hash_seq_search(&seq)))
+        if (e->loaded && (sh::load_flags(e->map.header()) & sh::kDropped)) release(e);
+}
+
 // Maps the file of a catalog row into the entry. Errors are raised after
 // the C++ frames are gone.
 void load(Entry* e, const CatalogRow& row) {
@@ -367,6 +379,7 @@ Entry* open_object(const char* name, uint32 kind, uint8 need) {
     }
     if (!usable(e)) {
         release(e);
+        sweep_dropped();
         CatalogRow row;
         if (!read_catalog(name, &row))
             ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("shared object \"%s\" does not exist", name)));

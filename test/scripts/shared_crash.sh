@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# SIGKILL of a backend in the middle of a load. The postmaster then restarts
+# every backend; afterwards the objects attach and validate, a writer gets
+# the exclusive lock within a second (a dead holder's share is reclaimed), and
+# every id whose add returned before the kill is still contained.
+set -euo pipefail
+: "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
+DB=sketchshare_shared_crash
+WORK=$(mktemp -d /tmp/sketchshare-crash.XXXXXX)
+chmod 777 "$WORK"
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    rm -rf "$WORK"
+    psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+export PGDATABASE=$DB
+q() { psql -X -At -v ON_ERROR_STOP=1 -c "$1"; }
+q "CREATE EXTENSION sketchshare" >/dev/null
+HAVE_BLOOM=$(q "SELECT count(*) FROM pg_proc WHERE proname = 'shared_bloom_create'")
+q "SELECT shared_cbf_create('crash', 4000000, 0.01)" >/dev/null
+BLOOM_ADD=""
+if [ "$HAVE_BLOOM" -gt 0 ]; then
+    q "SELECT shared_bloom_create('crash_bloom', 4000000, 0.01)" >/dev/null
+    BLOOM_ADD="PERFORM shared_bloom_add('crash_bloom', g) FROM generate_series(b * 100, b * 100 + 99) g;"
+fi
+
+# Loader 1: batches of 100 single adds; a NOTICE reaches the client after
+# each batch returned (notices are sent as they are raised).
+psql -X -q -c "DO \$\$ BEGIN FOR b IN 0..39999 LOOP
+    PERFORM shared_cbf_add('crash', g) FROM generate_series(b * 100, b * 100 + 99) g;
+    $BLOOM_ADD
+    RAISE NOTICE 'done %', b;
+END LOOP; END \$\$" >"$WORK/loader1.out" 2>"$WORK/loader1.log" &
+PIDS+=($!)
+# Loader 2: big add_many batches, so it holds the shared lock most of the time.
+psql -X -q -c "DO \$\$ BEGIN FOR b IN 1..100000 LOOP
+    PERFORM shared_cbf_add_many('crash', array_agg(g)) FROM generate_series(5000000 + (b % 50) * 200000, 5000000 + (b % 50) * 200000 + 199999) g;
+END LOOP; END \$\$" >"$WORK/loader2.out" 2>"$WORK/loader2.log" &
+PIDS+=($!)
+
+# Let both run, then SIGKILL the add_many backend.
+for _ in $(seq 1 100); do
+    grep -q "done 200" "$WORK/loader1.log" 2>/dev/null && break
+    sleep 0.1
+done
+victim=$(q "SELECT pid FROM pg_stat_activity WHERE query LIKE '%shared_cbf_add_many%' AND pid <> pg_backend_pid() LIMIT 1")
+[ -n "$victim" ] || { echo "FAILED: the add_many loader is not running"; cat "$WORK"/loader*.log; exit 1; }
+sleep 0.3
+echo "== SIGKILL backend $victim"
+kill -9 "$victim"
+wait "${PIDS[@]}" 2>/dev/null || true
+PIDS=()
+
+# The postmaster restarts every backend; wait until it accepts connections.
+for _ in $(seq 1 100); do
+    psql -X -At -c "SELECT 1" >/dev/null 2>&1 && break
+    sleep 0.2
+done
+last=$(grep -o "done [0-9]*" "$WORK/loader1.log" | tail -1 | awk '{print $2}')
+[ -n "$last" ] || { echo "FAILED: loader 1 finished no batch"; cat "$WORK/loader1.log"; exit 1; }
+echo "loader 1 completed batches 0..$last before the crash"
+
+check() {  # check LABEL SQL [TIMEOUT]: SQL must return t (within TIMEOUT)
+    local got
+    got=$(PGOPTIONS="-c statement_timeout=${3:-0}" q "$2")
+    if [ "$got" != t ]; then echo "FAILED: $1 ($2 -> $got)"; exit 1; fi
+    echo "ok: $1"
+}
+check "the object attaches and validates" "SELECT status = 'ok' FROM shared_objects WHERE name = 'crash'"
+check "every id whose add returned is contained" \
+    "SELECT count(*) = 0 FROM generate_series(0, ($last + 1) * 100 - 1) g WHERE NOT shared_cbf_contains('crash', g)"
+# A writer needs every reader slot empty or dead: within a second.
+check "a writer gets the lock within a second" \
+    "SELECT shared_cbf_remove('crash', 0)" 1s
+check "and adds go on" "SELECT shared_cbf_add('crash', 'after the crash') AND shared_cbf_contains('crash', 'after the crash')"
+q "SELECT 'lock recoveries after the crash: ' || (shared_cbf_stats('crash')->>'lock_recoveries')"
+if [ "$HAVE_BLOOM" -gt 0 ]; then
+    check "bloom: attaches" "SELECT status = 'ok' FROM shared_objects WHERE name = 'crash_bloom'"
+    check "bloom: every id whose add returned is contained" \
+        "SELECT count(*) = 0 FROM generate_series(0, ($last + 1) * 100 - 1) g WHERE NOT shared_bloom_contains('crash_bloom', g)"
+    check "bloom: a writer gets the lock within a second" \
+        "SELECT shared_bloom_clear('crash_bloom') IS NULL" 1s
+fi
+
+# A lock held by a process that died is reclaimed: plant a dead writer's pid
+# in the file's writer word, as a crash inside a remove would leave it.
+datadir=$(q "SHOW data_directory")
+dboid=$(q "SELECT oid FROM pg_database WHERE datname = current_database()")
+file="$datadir/sketchshare/$dboid/crash"
+dead=$(bash -c 'echo $$')  # a process that has exited
+lock_offset=384  # offsetof(FileHeader, lock.writer), asserted in src/core/shared_file.hpp
+if [ -f "$file" ]; then
+    printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((dead & 255)) $(((dead >> 8) & 255)) $(((dead >> 16) & 255)) $(((dead >> 24) & 255)))" |
+        dd of="$file" bs=1 seek="$lock_offset" conv=notrunc status=none
+    check "a dead writer's lock is reclaimed within a second" \
+        "SELECT shared_cbf_remove('crash', 1)" 1s
+else
+    echo "FAILED: no file at $file"; exit 1
+fi
+echo "all crash checks passed"
