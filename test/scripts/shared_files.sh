@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Object files on disk: damaged (truncated, extended, wrong magic, wrong
+# version, damaged header) and symlinked files give clear errors and are left
+# untouched; interrupted creates; orphans; export/attach; mode 0600; no
+# mapping or descriptor leaks over many create/drop cycles; a role without a
+# grant is refused.
+set -euo pipefail
+: "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
+DB=sketchshare_shared_files
+WORK=$(mktemp -d /tmp/sketchshare-files.XXXXXX)
+chmod 777 "$WORK"
+trap 'rm -rf "$WORK"; psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "DROP ROLE IF EXISTS sketchshare_files_nobody" >/dev/null 2>&1 || true' EXIT
+
+psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+export PGDATABASE=$DB
+q() { psql -X -At -v ON_ERROR_STOP=1 -c "$1"; }
+fail() { echo "FAILED: $*"; exit 1; }
+q "CREATE EXTENSION sketchshare" >/dev/null
+datadir=$(q "SHOW data_directory")
+dboid=$(q "SELECT oid FROM pg_database WHERE datname = current_database()")
+dir="$datadir/sketchshare/$dboid"
+owner=$(stat -c %U "$datadir")
+as_owner() { if [ "$(id -u)" -eq 0 ]; then runuser -u "$owner" -- "$@"; else "$@"; fi; }
+
+q "SELECT shared_cbf_create('victim', 1000)" >/dev/null
+q "SELECT shared_cbf_add_many('victim', ARRAY['a', 'b', 'c'])" >/dev/null
+file="$dir/victim"
+[ "$(stat -c %a "$file")" = 600 ] || fail "mode is $(stat -c %a "$file"), not 600"
+[ "$(stat -c %a "$dir")" = 700 ] || fail "folder mode is $(stat -c %a "$dir"), not 700"
+echo "ok: file mode 0600, folder 0700"
+cp -p "$file" "$WORK/good"
+
+# expect_error LABEL PATTERN: a fresh backend's use of 'victim' fails with
+# PATTERN in the message, and the file is byte-for-byte what it was.
+expect_error() {
+    local before after out
+    before=$(sha256sum <"$file" 2>/dev/null || readlink "$file")
+    out=$(psql -X -At -c "SELECT shared_cbf_contains('victim', 'a')" 2>&1 || true)
+    echo "$out" | grep -q "$2" || fail "$1: expected '$2', got: $out"
+    after=$(sha256sum <"$file" 2>/dev/null || readlink "$file")
+    [ "$before" = "$after" ] || fail "$1: the file was modified"
+    status=$(q "SELECT status FROM shared_objects WHERE name = 'victim'")
+    echo "$status" | grep -q "$2" || fail "$1: shared_objects.status says: $status"
+    echo "ok: $1: $(echo "$out" | head -1)"
+}
+restore() { cp -p "$WORK/good" "$file"; }
+
+size=$(stat -c %s "$file")
+as_owner truncate -s $((size - 100)) "$file"; expect_error "truncated" "is truncated"; restore
+as_owner truncate -s 100 "$file"; expect_error "truncated to 100 bytes" "truncated"; restore
+as_owner truncate -s $((size + 4096)) "$file"; expect_error "extended" "is extended"; restore
+printf 'XXXXXXXX' | dd of="$file" bs=1 seek=0 conv=notrunc status=none; expect_error "wrong magic" "wrong magic"; restore
+printf '\x02' | dd of="$file" bs=1 seek=8 conv=notrunc status=none; expect_error "wrong version" "format version 2"; restore
+printf '\xff' | dd of="$file" bs=1 seek=100 conv=notrunc status=none; expect_error "damaged header" "checksum"; restore
+# the magic read on a machine of the other byte order
+python3 - "$file" <<'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    magic = f.read(8)
+    f.seek(0)
+    f.write(magic[::-1])
+PY
+expect_error "other byte order" "other byte order"; restore
+printf '\0\0\0\0\0\0\0\0' | dd of="$file" bs=1 seek=0 conv=notrunc status=none
+expect_error "header without magic" "interrupted create"; restore
+# a symlink planted at the path, even to a valid object file
+as_owner cp "$WORK/good" "$WORK/target"
+rm "$file"; ln -s "$WORK/target" "$file"
+expect_error "symlink" "symbolic link"
+rm "$file"; restore
+check() {
+    local got
+    got=$(q "$2")
+    [ "$got" = t ] || fail "$1 ($2 -> $got)"
+    echo "ok: $1"
+}
+check "restored file works again" "SELECT shared_cbf_contains('victim', 'a') AND NOT shared_cbf_contains('victim', 'zz')"
+
+# Interrupted creates. Bytes of a capacity-1000 cbf file:
+bytes=$(q "SELECT bytes FROM shared_objects WHERE name = 'victim'")
+as_owner head -c "$bytes" /dev/zero >"$WORK/zero"
+as_owner cp "$WORK/zero" "$dir/zeroed"
+check "a full-size all-zero file is re-initialised" \
+    "SELECT shared_cbf_create('zeroed', 1000) IS NOT NULL AND NOT shared_cbf_contains('zeroed', 'a')"
+as_owner cp "$WORK/zero" "$dir/partial"
+printf '\x01\0\0\0\x02' | dd of="$dir/partial" bs=1 seek=8 conv=notrunc status=none
+before=$(sha256sum <"$dir/partial")
+out=$(psql -X -At -c "SELECT shared_cbf_create('partial', 1000)" 2>&1 || true)
+echo "$out" | grep -q "left by an interrupted create; remove it and retry" || fail "partial header: $out"
+[ "$(sha256sum <"$dir/partial")" = "$before" ] || fail "partial header: file modified"
+echo "ok: a partly written header: $(echo "$out" | head -1)"
+check "...and no catalog row" "SELECT count(*) = 0 FROM shared_objects WHERE name = 'partial'"
+rm "$dir/partial"
+check "once removed, the name can be created" "SELECT shared_cbf_create('partial', 1000) IS NOT NULL"
+# An orphan: a complete file no committed object names (a crash between
+# creating the file and committing) is replaced.
+as_owner cp "$WORK/good" "$dir/orphan"
+check "an orphan file is replaced" "SELECT shared_cbf_create('orphan', 10) IS NOT NULL AND NOT shared_cbf_contains('orphan', 'a')"
+check "...with the new geometry" "SELECT capacity = 10 FROM shared_objects WHERE name = 'orphan'"
+# a foreign file at the path is never replaced
+echo "not an object" | as_owner tee "$dir/foreign" >/dev/null
+out=$(psql -X -At -c "SELECT shared_cbf_create('foreign', 10)" 2>&1 || true)
+echo "$out" | grep -q "not a sketchshare object file" || fail "foreign file: $out"
+[ "$(cat "$dir/foreign")" = "not an object" ] || fail "foreign file modified"
+echo "ok: a foreign file is left alone: $(echo "$out" | head -1)"
+# a missing file
+as_owner mv "$dir/orphan" "$WORK/orphan-moved"
+out=$(psql -X -At -c "SELECT shared_cbf_count('orphan')" 2>&1 || true)
+echo "$out" | grep -q "is missing" || fail "missing file: $out"
+echo "ok: a missing file: $(echo "$out" | head -1)"
+check "an object whose file is missing can still be dropped" "SELECT shared_drop('orphan')"
+
+# Export and attach (frozen, read-only copies).
+out=$(psql -X -At -c "SELECT shared_export('victim', '$WORK/export.cbf')" 2>&1 || true)
+echo "$out" | grep -q "is not frozen" || fail "export of an unfrozen object: $out"
+q "SELECT shared_freeze('victim')" >/dev/null
+q "SELECT shared_export('victim', '$WORK/export.cbf')" >/dev/null
+[ "$(stat -c %a "$WORK/export.cbf")" = 600 ] || fail "export mode"
+out=$(psql -X -At -c "SELECT shared_export('victim', '$WORK/export.cbf')" 2>&1 || true)
+echo "$out" | grep -q "already exists" || fail "export over an existing file: $out"
+check "export then attach" "SELECT shared_attach('copied', '$WORK/export.cbf') IS NOT NULL"
+check "the copy answers like the original" \
+    "SELECT shared_cbf_contains('copied', 'b') AND NOT shared_cbf_contains('copied', 'zz') AND shared_cbf_count('copied') = shared_cbf_count('victim')"
+check "the copy is read-only and frozen" \
+    "SELECT readonly AND frozen FROM shared_objects WHERE name = 'copied'"
+out=$(psql -X -At -c "SELECT shared_cbf_add('copied', 'x')" 2>&1 || true)
+echo "$out" | grep -q "is frozen" || fail "add to an attached copy: $out"
+echo "ok: an attached copy refuses changes"
+check "snapshots of both are equal" "SELECT shared_cbf_snapshot('copied') = shared_cbf_snapshot('victim')"
+# attach refuses an unfrozen file, a symlink and garbage
+q "SELECT shared_cbf_create('live', 100)" >/dev/null
+cp "$dir/live" "$WORK/live.cbf"; chmod 644 "$WORK/live.cbf"
+out=$(psql -X -At -c "SELECT shared_attach('live2', '$WORK/live.cbf')" 2>&1 || true)
+echo "$out" | grep -q "not frozen" || fail "attach of an unfrozen file: $out"
+ln -s "$WORK/export.cbf" "$WORK/link.cbf"
+out=$(psql -X -At -c "SELECT shared_attach('viaslink', '$WORK/link.cbf')" 2>&1 || true)
+echo "$out" | grep -q "symbolic link" || fail "attach through a symlink: $out"
+echo "garbage" >"$WORK/garbage.cbf"; chmod 644 "$WORK/garbage.cbf"
+out=$(psql -X -At -c "SELECT shared_attach('garbage', '$WORK/garbage.cbf')" 2>&1 || true)
+echo "$out" | grep -q "truncated" || fail "attach of garbage: $out"
+check "failed attaches leave no object" "SELECT count(*) = 0 FROM shared_objects WHERE name IN ('live2', 'viaslink', 'garbage')"
+[ ! -e "$dir/live2" ] && [ ! -e "$dir/viaslink" ] && [ ! -e "$dir/garbage" ] || fail "failed attaches left files"
+echo "ok: ...and no files"
+
+# No mapping or descriptor leaks across many create/drop cycles in one backend.
+psql -X -At >"$WORK/leak.out" 2>&1 <<'SQL' &
+SELECT pg_backend_pid();
+DO $$ BEGIN
+  FOR i IN 1..300 LOOP
+    PERFORM shared_cbf_create('cycle' || i, 1000);
+    PERFORM shared_cbf_add('cycle' || i, i);
+    PERFORM shared_drop('cycle' || i);
+  END LOOP;
+END $$;
+SELECT shared_cbf_add('victim2', 1) FROM (SELECT shared_cbf_create('victim2', 10)) x;
+SELECT pg_sleep(3);
+SQL
+bg=$!
+for _ in $(seq 1 100); do
+    [ "$(q "SELECT count(*) FROM shared_objects WHERE name = 'victim2'")" = 1 ] && break
+    sleep 0.1
+done
+pid=$(head -1 "$WORK/leak.out")
+maps=$(grep -c "sketchshare/$dboid/" "/proc/$pid/maps" || true)
+fds=$(ls -l "/proc/$pid/fd" | grep -c "sketchshare/$dboid/" || true)
+wait $bg || true
+[ "$maps" -le 1 ] || fail "backend $pid still maps $maps object files after 300 create/drop cycles"
+[ "$fds" -eq 0 ] || fail "backend $pid holds $fds object file descriptors"
+echo "ok: after 300 create/drop cycles the backend maps $maps object file(s) and holds $fds descriptors"
+check "no files left by the cycles" "SELECT count(*) = 0 FROM shared_objects WHERE name LIKE 'cycle%'"
+[ "$(ls "$dir" | grep -c '^cycle')" = 0 ] || fail "cycle files left in $dir"
+
+# A role without a grant is refused, with 42501 naming the object.
+q "CREATE ROLE sketchshare_files_nobody" >/dev/null
+out=$(psql -X -At -v VERBOSITY=verbose -c "SET ROLE sketchshare_files_nobody" -c "SELECT shared_cbf_contains('live', 1)" 2>&1 || true)
+echo "$out" | grep -q '42501' || fail "no grant: $out"
+echo "$out" | grep -q 'permission denied for shared object "live"' || fail "no grant: $out"
+echo "ok: a role without a grant: $(echo "$out" | grep ERROR | head -1)"
+q "SELECT shared_drop(name) FROM shared_objects" >/dev/null
+echo "all file checks passed"
