@@ -101,4 +101,34 @@ if [ -f "$file" ]; then
 else
     echo "FAILED: no file at $file"; exit 1
 fi
+
+# A waiting backend stays cancellable: a live process (here a sleep) holds
+# the writer word; statement_timeout and pg_cancel_backend end the wait.
+put_writer() {
+    printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 & 255)) $((($1 >> 8) & 255)) $((($1 >> 16) & 255)) $((($1 >> 24) & 255)))" |
+        dd of="$file" bs=1 seek="$lock_offset" conv=notrunc status=none
+}
+sleep 60 &
+holder=$!
+PIDS+=($holder)
+put_writer "$holder"
+out=$(PGOPTIONS="-c statement_timeout=300ms" psql -X -At -c "SELECT shared_cbf_add('crash', 'blocked')" 2>&1 || true)
+echo "$out" | grep -q "statement timeout" || { echo "FAILED: statement_timeout while waiting: $out"; exit 1; }
+echo "ok: statement_timeout ends a wait for the lock"
+psql -X -At -c "SELECT shared_cbf_add('crash', 'blocked')" >"$WORK/waiter.out" 2>&1 &
+waiter=$!
+for _ in $(seq 1 50); do
+    wpid=$(q "SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT shared_cbf_add(''crash'', ''blocked'')%' LIMIT 1")
+    [ -n "$wpid" ] && break
+    sleep 0.1
+done
+sleep 0.2
+q "SELECT pg_cancel_backend($wpid)" >/dev/null
+wait $waiter || true
+grep -q "canceling statement due to user request" "$WORK/waiter.out" || { echo "FAILED: pg_cancel_backend: $(cat "$WORK/waiter.out")"; exit 1; }
+echo "ok: pg_cancel_backend ends a wait for the lock"
+check "lookups take no lock: contains answers while a writer holds it" "SELECT shared_cbf_contains('crash', 5)" 1s
+kill "$holder"; wait "$holder" 2>/dev/null || true
+check "once the holder is gone, a writer gets the lock within a second" \
+    "SELECT shared_cbf_add('crash', 'unblocked') AND shared_cbf_remove('crash', 'unblocked')" 1s
 echo "all crash checks passed"
