@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Shared objects, measured side by side in one run on a throwaway cluster:
+#  1. pgbench, 1/2/4/8 clients, T seconds each (default 10), interleaved:
+#       SELECT 1                                              (the round-trip ceiling)
+#       SELECT shared_cbf_add('seen', :id)
+#       INSERT INTO seen_ids VALUES (:id) ON CONFLICT DO NOTHING   (unlogged, primary key)
+#     with :id random in 1..10^9.
+#  2. In SQL over N rows of t (default 10M): count(x) against
+#     count(*) WHERE shared_cbf_add(...) and INSERT ... SELECT x ... ON CONFLICT DO NOTHING,
+#     with the memory each needs (object file vs table + index).
+#   bash bench/shared_bench.sh [--rows N] [--seconds T] [--runs R]
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+
+ROWS=10000000
+SECS=10
+RUNS=3
+while [ $# -gt 0 ]; do
+    case $1 in
+        --rows) ROWS=$2; shift 2 ;;
+        --seconds) SECS=$2; shift 2 ;;
+        --runs) RUNS=$2; shift 2 ;;
+        *) echo "unknown argument $1"; exit 2 ;;
+    esac
+done
+
+install_dependencies
+build_and_install
+cluster_start own
+PGBENCH=$PG_BIN/pgbench
+WORK=$(mktemp -d /tmp/sketchshare-bench.XXXXXX)
+chmod 755 "$WORK"
+q() { psql -X -At -v ON_ERROR_STOP=1 -c "$1"; }
+q "CREATE EXTENSION sketchshare" >/dev/null
+q "SELECT shared_cbf_create('seen', 10000000, 0.01)" >/dev/null
+q "CREATE UNLOGGED TABLE seen_ids (id bigint PRIMARY KEY)" >/dev/null
+
+printf '\\set id random(1, 1000000000)\nSELECT 1;\n' >"$WORK/select1.sql"
+printf "\\\\set id random(1, 1000000000)\nSELECT shared_cbf_add('seen', :id);\n" >"$WORK/cbf.sql"
+printf '\\set id random(1, 1000000000)\nINSERT INTO seen_ids VALUES (:id) ON CONFLICT DO NOTHING;\n' >"$WORK/insert.sql"
+
+tps() {  # tps SCRIPT CLIENTS
+    "$PGBENCH" -n -c "$2" -j "$2" -T "$SECS" -f "$WORK/$1.sql" 2>/dev/null |
+        awk '/^tps = / {print int($3)}'
+}
+
+echo "== pgbench, $SECS s per run, $(nproc) cores"
+echo "| clients | SELECT 1 tps | shared_cbf_add tps | ratio to SELECT 1 | INSERT ON CONFLICT tps | shared_cbf_add / INSERT |"
+echo "| --- | --- | --- | --- | --- | --- |"
+for c in 1 2 4 8; do
+    s1=$(tps select1 "$c")
+    cb=$(tps cbf "$c")
+    ins=$(tps insert "$c")
+    printf '| %s | %s | %s | %.2fx | %s | %.2fx |\n' "$c" "$s1" "$cb" "$(echo "$cb / $s1" | awk '{print $1 / $3}')" \
+        "$ins" "$(echo "$cb / $ins" | awk '{print $1 / $3}')"
+done
+q "SELECT 'shared_cbf_add calls: ' || (shared_cbf_stats('seen')->>'ops') || ', lock recoveries: ' || (shared_cbf_stats('seen')->>'lock_recoveries')"
+
+echo "== in SQL over $ROWS rows"
+psql -X -q -v ON_ERROR_STOP=1 <<SQL
+SELECT setseed(0.42);
+CREATE TABLE t AS
+SELECT x, md5(x::text) AS s, (abs(x) % 1000)::int AS g
+FROM (SELECT (random() * 9.2e18 * 2 - 9.2e18)::bigint AS x FROM generate_series(1, $ROWS)) r;
+VACUUM ANALYZE t;
+SQL
+ms() {  # ms SQL: wall milliseconds of one statement
+    local start end
+    start=$(date +%s%N)
+    q "$1" >/dev/null
+    end=$(date +%s%N)
+    echo $(((end - start) / 1000000))
+}
+median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+q "SELECT shared_cbf_create('seen_sql', $ROWS, 0.01)" >/dev/null
+base=() par=() cbf=() ins=()
+for r in $(seq 1 "$RUNS"); do
+    par+=("$(ms "SELECT count(x) FROM t")")
+    base+=("$(PGOPTIONS="-c max_parallel_workers_per_gather=0" ms "SELECT count(x) FROM t")")
+    q "SELECT shared_cbf_clear('seen_sql')" >/dev/null
+    cbf+=("$(ms "SELECT count(*) FROM t WHERE shared_cbf_add('seen_sql', x)")")
+    q "DROP TABLE IF EXISTS seen_sql_ids; CREATE UNLOGGED TABLE seen_sql_ids (id bigint PRIMARY KEY)" >/dev/null
+    ins+=("$(ms "INSERT INTO seen_sql_ids SELECT x FROM t ON CONFLICT DO NOTHING")")
+done
+b=$(printf '%s\n' "${base[@]}" | median)
+p=$(printf '%s\n' "${par[@]}" | median)
+c=$(printf '%s\n' "${cbf[@]}" | median)
+i=$(printf '%s\n' "${ins[@]}" | median)
+file_bytes=$(q "SELECT bytes FROM shared_objects WHERE name = 'seen_sql'")
+table_bytes=$(q "SELECT pg_total_relation_size('seen_sql_ids')")
+echo "| statement | median ms ($RUNS runs) | ratio to count(x) | memory |"
+echo "| --- | --- | --- | --- |"
+echo "| \`SELECT count(x) FROM t\` (serial, like the statements below) | $b | baseline | |"
+echo "| \`SELECT count(x) FROM t\` (2 parallel workers) | $p | $(awk "BEGIN {printf \"%.2fx\", $p / $b}") | |"
+echo "| \`SELECT count(*) FROM t WHERE shared_cbf_add('seen_sql', x)\` | $c | $(awk "BEGIN {printf \"%.2fx\", $c / $b}") | $((file_bytes / 1048576)) MiB object file |"
+echo "| \`INSERT INTO seen_sql_ids SELECT x FROM t ON CONFLICT DO NOTHING\` | $i | $(awk "BEGIN {printf \"%.2fx\", $i / $b}") | $((table_bytes / 1048576)) MiB table + index |"
+rm -rf "$WORK"
