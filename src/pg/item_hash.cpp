@@ -44,13 +44,12 @@ void item_hasher_init(ItemHasher* hasher, Oid typid, MemoryContext mcxt) {
 }
 
 const ItemHasher* item_hasher_for_arg(FunctionCallInfo fcinfo, int argno) {
+    // A call site's argument types are fixed, so the hasher is resolved once.
     FmgrInfo* flinfo = fcinfo->flinfo;
-    Oid typid = get_fn_expr_argtype(flinfo, argno);
     auto* hasher = static_cast<ItemHasher*>(flinfo->fn_extra);
-    if (hasher == nullptr || hasher->typid != typid) {
-        if (hasher == nullptr)
-            hasher = static_cast<ItemHasher*>(MemoryContextAllocZero(flinfo->fn_mcxt, sizeof(ItemHasher)));
-        item_hasher_init(hasher, typid, flinfo->fn_mcxt);
+    if (hasher == nullptr) {
+        hasher = static_cast<ItemHasher*>(MemoryContextAllocZero(flinfo->fn_mcxt, sizeof(ItemHasher)));
+        item_hasher_init(hasher, get_fn_expr_argtype(flinfo, argno), flinfo->fn_mcxt);
         flinfo->fn_extra = hasher;
     }
     return hasher;
