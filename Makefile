@@ -31,6 +31,10 @@ override with_llvm = no
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# AVX2 kernels: their own translation unit, picked at run time by cpuid.
+# -mmove-max=256 keeps GCC from splitting 256-bit block moves (see DESIGN.md).
+src/core/bloom_avx2.o: CXXFLAGS += -mavx2 -mmove-max=256
+
 $(INSTALL_SQL): $(SQL_PIECES)
 	cat $^ > $@
 

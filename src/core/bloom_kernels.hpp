@@ -1,0 +1,318 @@
+// Compile-time Bloom kernels: one instantiation per (subfilter, K'), reached
+// through a table of function pointers (bloom.hpp's Ops) chosen once per call.
+//
+// Internal header of the core. Every translation unit that includes it must
+// first define BLOOM_KERNEL_NS to a name of its own: the templates below are
+// then distinct entities per TU, so the linker can never merge an AVX2-compiled
+// instantiation into the baseline path (an ODR trap with per-file -mavx2).
+//
+// Probe generation (Boost.Bloom's implementation notes):
+//   h <- hash.lo | 1                               (odd, for the MCG below)
+//   for each of the K subarrays:
+//     p <- high64(h * r)                           (fastrange: position in [0, r))
+//     h <- h * 0xf1357aea2e62a9c5 mod 2^64         (multiplicative congruential step)
+//     the subfilter at byte p * stride selects its bits from h:
+//       block / multiblock: successive log2(b)-bit fields above bit 0,
+//         (64 - log2 b) / log2 b of them per hash, then h <- mulx64(h)
+//         (b = block width in bits; in a Block uint64[N], field value n is
+//         bit n / N of word n % N)
+//       fast_multiblock32: 8 words per hash, word j gets bit
+//         (j even: h >> (1 + 5(j/2)), j odd: h >> (32 + 5(j/2))) & 31
+//       fast_multiblock64: 8 words per hash, word j gets bit (h >> (1 + 6j)) & 63
+//       then h <- mulx64(h) for the next 8 words.
+// cbf<K>: bit (lo + i * (hi | 1)) mod m for i in [0, K).
+#pragma once
+
+#ifndef BLOOM_KERNEL_NS
+#error "define BLOOM_KERNEL_NS before including bloom_kernels.hpp"
+#endif
+
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+#include "bloom.hpp"
+
+namespace sketch {
+namespace bloom {
+namespace BLOOM_KERNEL_NS {
+
+constexpr uint64_t kMcg = 0xf1357aea2e62a9c5ull;
+
+inline __attribute__((always_inline)) uint64_t mulhi(uint64_t a, uint64_t b) {
+    return uint64_t((static_cast<unsigned __int128>(a) * b) >> 64);
+}
+inline __attribute__((always_inline)) uint64_t mulx64(uint64_t x) {
+    unsigned __int128 r = static_cast<unsigned __int128>(x) * 0x9E3779B97F4A7C15ull;
+    return uint64_t(r >> 64) ^ uint64_t(r);
+}
+
+template <typename W>
+inline __attribute__((always_inline)) W load(const uint8_t* p) {
+    W w;
+    std::memcpy(&w, p, sizeof w);
+    return w;
+}
+template <typename W>
+inline __attribute__((always_inline)) void store(uint8_t* p, W w) {
+    std::memcpy(p, &w, sizeof w);
+}
+
+constexpr unsigned log2u(unsigned x) { return x <= 1 ? 0 : 1 + log2u(x / 2); }
+
+// Calls f(n) for each of KP log2(BW)-bit fields of h (BW = block width in bits).
+template <unsigned BW, unsigned KP, typename F>
+inline __attribute__((always_inline)) void fields(uint64_t h, F&& f) {
+    constexpr unsigned shift = log2u(BW);
+    constexpr uint64_t mask = BW - 1;
+    constexpr unsigned per_hash = (64 - shift) / shift;
+    unsigned left = KP;
+    for (;;) {
+        uint64_t x = h;
+        const unsigned take = left < per_hash ? left : per_hash;
+        for (unsigned t = 0; t < take; ++t) {
+            x >>= shift;
+            f(x & mask);
+        }
+        left -= take;
+        if (left == 0) break;
+        h = mulx64(h);
+    }
+}
+
+// ---- subfilters: mark/check one subarray at p; bits() lists bit offsets ----
+
+// block<W[NW], KP>
+template <typename W, unsigned NW, unsigned KP>
+struct BlockSub {
+    static constexpr unsigned kWordBits = sizeof(W) * 8;
+    static constexpr unsigned kWidth = kWordBits * NW;
+    static constexpr unsigned kUsed = sizeof(W) * NW;
+
+    static inline __attribute__((always_inline)) void pattern(uint64_t h, W (&m)[NW]) {
+        for (unsigned e = 0; e < NW; ++e) m[e] = 0;
+        fields<kWidth, KP>(h, [&](uint64_t n) { m[n % NW] |= W(W(1) << (n / NW)); });
+    }
+    static inline __attribute__((always_inline)) bool mark(uint8_t* p, uint64_t h) {
+        W m[NW];
+        pattern(h, m);
+        bool changed = false;
+        for (unsigned e = 0; e < NW; ++e) {
+            W old = load<W>(p + e * sizeof(W));
+            changed |= (old | m[e]) != old;
+            store<W>(p + e * sizeof(W), W(old | m[e]));
+        }
+        return changed;
+    }
+    static inline __attribute__((always_inline)) bool check(const uint8_t* p, uint64_t h) {
+        W m[NW];
+        pattern(h, m);
+        bool ok = true;
+        for (unsigned e = 0; e < NW; ++e) ok &= (load<W>(p + e * sizeof(W)) & m[e]) == m[e];
+        return ok;
+    }
+    template <typename F>
+    static inline __attribute__((always_inline)) void bits(uint64_t h, F&& f) {
+        fields<kWidth, KP>(h, [&](uint64_t n) { f((n % NW) * kWordBits + n / NW); });
+    }
+};
+
+// multiblock<W[NW], KP>: field j sets one bit in block j.
+template <typename W, unsigned NW, unsigned KP>
+struct MultiblockSub {
+    static constexpr unsigned kWordBits = sizeof(W) * 8;
+    static constexpr unsigned kWidth = kWordBits * NW;
+    static constexpr unsigned kUsed = sizeof(W) * NW * KP;
+
+    static inline __attribute__((always_inline)) bool mark(uint8_t* p, uint64_t h) {
+        bool changed = false;
+        unsigned j = 0;
+        fields<kWidth, KP>(h, [&](uint64_t n) {
+            uint8_t* q = p + (j++ * NW + n % NW) * sizeof(W);
+            W old = load<W>(q);
+            W now = W(old | W(W(1) << (n / NW)));
+            changed |= now != old;
+            store<W>(q, now);
+        });
+        return changed;
+    }
+    static inline __attribute__((always_inline)) bool check(const uint8_t* p, uint64_t h) {
+        bool ok = true;
+        unsigned j = 0;
+        fields<kWidth, KP>(h, [&](uint64_t n) {
+            const uint8_t* q = p + (j++ * NW + n % NW) * sizeof(W);
+            ok &= ((load<W>(q) >> (n / NW)) & 1) != 0;
+        });
+        return ok;
+    }
+    template <typename F>
+    static inline __attribute__((always_inline)) void bits(uint64_t h, F&& f) {
+        unsigned j = 0;
+        fields<kWidth, KP>(h, [&](uint64_t n) { f((j++ * NW + n % NW) * kWordBits + n / NW); });
+    }
+};
+
+// fast_multiblock32<KP> / fast_multiblock64<KP>, portable bit selection.
+inline __attribute__((always_inline)) unsigned fm32_bit(uint64_t h, unsigned j) {
+    return unsigned(h >> ((j & 1) ? 32 + 5 * (j >> 1) : 1 + 5 * (j >> 1))) & 31;
+}
+inline __attribute__((always_inline)) unsigned fm64_bit(uint64_t h, unsigned j) { return unsigned(h >> (1 + 6 * j)) & 63; }
+
+template <typename W, unsigned KP>
+struct FastSub {
+    static constexpr unsigned kWordBits = sizeof(W) * 8;
+    static constexpr unsigned kUsed = sizeof(W) * KP;
+    static inline __attribute__((always_inline)) unsigned bit(uint64_t h, unsigned j) {
+        return sizeof(W) == 4 ? fm32_bit(h, j) : fm64_bit(h, j);
+    }
+    template <typename F>
+    static inline __attribute__((always_inline)) void words(uint64_t h, F&& f) {
+        for (unsigned c = 0; c * 8 < KP; ++c) {
+            const unsigned lanes = KP - c * 8 < 8 ? KP - c * 8 : 8;
+            for (unsigned j = 0; j < lanes; ++j) f(c * 8 + j, bit(h, j));
+            h = mulx64(h);
+        }
+    }
+    static inline __attribute__((always_inline)) bool mark(uint8_t* p, uint64_t h) {
+        bool changed = false;
+        words(h, [&](unsigned w, unsigned b) {
+            W old = load<W>(p + w * sizeof(W));
+            W now = W(old | W(W(1) << b));
+            changed |= now != old;
+            store<W>(p + w * sizeof(W), now);
+        });
+        return changed;
+    }
+    static inline __attribute__((always_inline)) bool check(const uint8_t* p, uint64_t h) {
+        bool ok = true;
+        words(h, [&](unsigned w, unsigned b) { ok &= ((load<W>(p + w * sizeof(W)) >> b) & 1) != 0; });
+        return ok;
+    }
+    template <typename F>
+    static inline __attribute__((always_inline)) void bits(uint64_t h, F&& f) {
+        words(h, [&](unsigned w, unsigned b) { f(w * kWordBits + b); });
+    }
+};
+
+// ---- drivers over the K subarrays ----
+
+// Sub provides mark/check (possibly SIMD); Ref provides bits() for atomics.
+template <typename Sub, typename Ref = Sub>
+struct Driver {
+    static inline __attribute__((always_inline)) bool insert1(const Span& s, uint64_t lo) {
+        uint64_t h = lo | 1;
+        bool changed = false;
+        for (uint32_t i = 0; i < s.k; ++i) {
+            const uint64_t p = mulhi(h, s.positions);
+            h *= kMcg;
+            changed |= Sub::mark(s.bits + p * s.stride, h);
+        }
+        return changed;
+    }
+    static inline __attribute__((always_inline)) bool contains1(const Span& s, uint64_t lo) {
+        uint64_t h = lo | 1;
+        for (uint32_t i = 0; i < s.k; ++i) {
+            const uint64_t p = mulhi(h, s.positions);
+            h *= kMcg;
+            if (!Sub::check(s.bits + p * s.stride, h)) return false;
+        }
+        return true;
+    }
+    static inline __attribute__((always_inline)) void prefetch1(const Span& s, uint64_t lo) {
+        uint64_t h = lo | 1;
+        for (uint32_t i = 0; i < s.k; ++i) {
+            const uint64_t p = mulhi(h, s.positions);
+            h *= kMcg;
+            const uint8_t* q = s.bits + p * s.stride;
+            __builtin_prefetch(q, 1, 3);
+            if (Sub::kUsed > 1) __builtin_prefetch(q + Sub::kUsed - 1, 1, 3);
+        }
+    }
+
+    // Items per prefetch round: enough lines in flight, not more than the
+    // core can track.
+    static size_t chunk(const Span& s) {
+        size_t c = 64 / (s.k * (Sub::kUsed > 64 ? 2 : 1));
+        return c < 4 ? 4 : c;
+    }
+
+    static bool insert_one(const Span& s, Hash128 h) { return insert1(s, h.lo); }
+    static bool contains_one(const Span& s, Hash128 h) { return contains1(s, h.lo); }
+
+    static void insert_many(const Span& s, const Hash128* hs, size_t n) {
+        if (n < 8) {
+            for (size_t i = 0; i < n; ++i) insert1(s, hs[i].lo);
+            return;
+        }
+        const size_t c = chunk(s);
+        for (size_t start = 0; start < n; start += c) {
+            const size_t end = start + c < n ? start + c : n;
+            for (size_t i = start; i < end; ++i) prefetch1(s, hs[i].lo);
+            for (size_t i = start; i < end; ++i) insert1(s, hs[i].lo);
+        }
+    }
+    static size_t contains_many(const Span& s, const Hash128* hs, size_t n, bool* out) {
+        size_t found = 0;
+        const size_t c = n < 8 ? n : chunk(s);
+        for (size_t start = 0; start < n; start += c) {
+            const size_t end = start + c < n ? start + c : n;
+            if (n >= 8)
+                for (size_t i = start; i < end; ++i) prefetch1(s, hs[i].lo);
+            for (size_t i = start; i < end; ++i) {
+                bool hit = contains1(s, hs[i].lo);
+                if (out) out[i] = hit;
+                found += hit;
+            }
+        }
+        return found;
+    }
+
+    // Thread-safe: every bit is set by a relaxed fetch_or on its aligned
+    // 64-bit word (s.bits must be 8-byte aligned).
+    static bool insert_atomic(const Span& s, Hash128 hash) {
+        uint64_t* words = reinterpret_cast<uint64_t*>(s.bits);
+        uint64_t h = hash.lo | 1;
+        bool changed = false;
+        for (uint32_t i = 0; i < s.k; ++i) {
+            const uint64_t p = mulhi(h, s.positions);
+            h *= kMcg;
+            const uint64_t base = p * s.stride * 8;
+            Ref::bits(h, [&](uint64_t off) {
+                const uint64_t b = base + off;
+                const uint64_t m = uint64_t(1) << (b & 63);
+                changed |= (__atomic_fetch_or(&words[b >> 6], m, __ATOMIC_RELAXED) & m) == 0;
+            });
+        }
+        return changed;
+    }
+    static bool contains_concurrent(const Span& s, Hash128 hash) {
+        const uint64_t* words = reinterpret_cast<const uint64_t*>(s.bits);
+        uint64_t h = hash.lo | 1;
+        for (uint32_t i = 0; i < s.k; ++i) {
+            const uint64_t p = mulhi(h, s.positions);
+            h *= kMcg;
+            const uint64_t base = p * s.stride * 8;
+            bool ok = true;
+            Ref::bits(h, [&](uint64_t off) {
+                const uint64_t b = base + off;
+                ok &= ((__atomic_load_n(&words[b >> 6], __ATOMIC_RELAXED) >> (b & 63)) & 1) != 0;
+            });
+            if (!ok) return false;
+        }
+        return true;
+    }
+
+    static constexpr Ops ops() {
+        return Ops{&insert_one, &contains_one, &insert_many, &contains_many, &insert_atomic, &contains_concurrent};
+    }
+};
+
+// Table of Ops for K' = 1..kMaxKp of one subfilter family.
+template <template <unsigned> class Make, unsigned... I>
+constexpr OpsRow make_row(std::integer_sequence<unsigned, I...>) {
+    return OpsRow{{Make<I + 1>::type::ops()...}};
+}
+
+}  // namespace BLOOM_KERNEL_NS
+}  // namespace bloom
+}  // namespace sketch
