@@ -82,7 +82,7 @@ void describe(const uint8_t* blob, uint32_t len, ss::GeometryInfo* out) {
         out->fpr = p.fpr;
         out->layout = layout_text(p.g.layout);
         out->m = int64(p.g.bits());
-        out->k = int32(p.g.layout.k);
+        out->k = int32(p.g.layout.k * p.g.layout.kp);  // bits set per item
     } catch (...) {
     }
 }
@@ -248,11 +248,18 @@ SKETCH_FUNCTION(shared_bloom_merge) {
     ss::check_mutable(e);
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
     Value v = read_value_arg(fcinfo, 1);
-    if (v.g != p.g || v.seed != p.seed)
+    if (v.g != p.g || v.seed != p.seed) {
+        char theirs[64], ours[64];
+        strlcpy(theirs, layout_text(v.g.layout), sizeof theirs);
+        strlcpy(ours, layout_text(p.g.layout), sizeof ours);
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("cannot merge a bloom filter of %llu bits into shared object \"%s\" (%llu bits): "
-                               "layout, size and seed must be the same",
-                               (unsigned long long)v.g.bits(), e->name, (unsigned long long)p.g.bits())));
+                        errmsg("cannot merge a bloom filter into shared object \"%s\" of another layout, size or seed",
+                               e->name),
+                        errdetail("The value is %s of %llu bits with seed %lld; the object is %s of %llu bits with "
+                                  "seed %lld.",
+                                  theirs, (unsigned long long)v.g.bits(), (long long)v.seed, ours,
+                                  (unsigned long long)p.g.bits(), (long long)p.seed)));
+    }
     ss::lock_exclusive(e);
     if (frozen_under_lock(e)) {
         ss::unlock_exclusive(e);

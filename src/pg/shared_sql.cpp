@@ -152,7 +152,7 @@ SKETCH_FUNCTION(shared_file_info) {
         if (ss::Describer d = ss::describer_for(h.kind)) {
             ss::GeometryInfo g{};
             d(h.geometry, h.geometry_len, &g);
-            values[3] = Int64GetDatum(g.capacity);
+            values[3] = Int64GetDatum(g.capacity);  // 0: seeded from a value, unknown
             values[4] = Float8GetDatum(g.fpr);
             if (g.layout != nullptr) {
                 values[5] = CStringGetTextDatum(g.layout);
@@ -160,7 +160,8 @@ SKETCH_FUNCTION(shared_file_info) {
             }
             values[6] = Int64GetDatum(g.m);
             values[7] = Int32GetDatum(g.k);
-            nulls[3] = nulls[4] = nulls[6] = nulls[7] = false;
+            nulls[3] = nulls[4] = g.capacity <= 0;
+            nulls[6] = nulls[7] = false;
         }
         values[8] = CStringGetTextDatum("ok");
     } else {
