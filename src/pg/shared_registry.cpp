@@ -263,11 +263,22 @@ void sweep_dropped() {
 
 // Maps the file of a catalog row into the entry. Errors are raised after
 // the C++ frames are gone.
-void load(Entry* e, const CatalogRow& row) {
+void load(Entry* e, CatalogRow row) {
     char path[MAXPGPATH];
     object_path(e->name, path, sizeof path);
     const bool writable = !row.readonly;
     sh::Mapping m = guarded([&] { return sh::attach_file(path, e->name, row.kind, writable); });
+    // The grants are read again after acl_generation: a grant that commits
+    // in between either is in them or bumps the generation after this read.
+    const uint32 acl = __atomic_load_n(&m.header()->acl_generation, __ATOMIC_ACQUIRE);
+    CatalogRow again;
+    if (!read_catalog(e->name, &again) || again.file_id != row.file_id) {
+        sh::unmap(m);
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_IN_USE),
+                        errmsg("shared object \"%s\" was dropped or re-created meanwhile; try again", e->name)));
+    }
+    row.ngrants = again.ngrants;
+    row.grants = again.grants;
     if (m.header()->file_id != row.file_id) {
         sh::unmap(m);
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
@@ -282,14 +293,18 @@ void load(Entry* e, const CatalogRow& row) {
     e->readonly = row.readonly;
     e->file_id = row.file_id;
     e->epoch = local_epoch;
+    e->acl_loaded = acl;
     e->ngrants = row.ngrants;
     e->grants = static_cast<GrantRow*>(MemoryContextAlloc(TopMemoryContext, sizeof(GrantRow) * (row.ngrants + 1)));
     memcpy(e->grants, row.grants, sizeof(GrantRow) * row.ngrants);
     e->rights_user = InvalidOid;
 }
 
+// Still valid: not dropped, and neither this backend's catalog changes nor
+// another backend's grants (acl_generation) have happened since it was read.
 bool usable(const Entry* e) {
-    return e->loaded && e->epoch == local_epoch && !(sh::load_flags(e->map.header()) & sh::kDropped);
+    return e->loaded && e->epoch == local_epoch && !(sh::load_flags(e->map.header()) & sh::kDropped) &&
+           e->acl_loaded == __atomic_load_n(&e->map.header()->acl_generation, __ATOMIC_ACQUIRE);
 }
 
 uint8 compute_rights(const Entry* e, Oid user) {

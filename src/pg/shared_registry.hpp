@@ -35,6 +35,7 @@ struct Entry {
     bool readonly;  // an attached copy, mapped read-only
     uint64 file_id;
     uint64 epoch;
+    uint32 acl_loaded;  // acl_generation of the file when the grants were read
     sketch::shared::Mapping map;
     int ngrants;
     GrantRow* grants;  // TopMemoryContext

@@ -170,8 +170,35 @@ echo "ok: after 300 create/drop cycles the backend maps $maps object file(s) and
 check "no files left by the cycles" "SELECT count(*) = 0 FROM shared_objects WHERE name LIKE 'cycle%'"
 [ "$(ls "$dir" | grep -c '^cycle')" = 0 ] || fail "cycle files left in $dir"
 
-# A role without a grant is refused, with 42501 naming the object.
+# Another backend's drop, re-create and grant are noticed by a backend that
+# keeps the object mapped (the file's dropped flag and acl generation).
+out=$(psql -X -At 2>&1 <<'SQL'
+SELECT shared_cbf_create('gen', 100);
+SELECT shared_cbf_add('gen', 'old');
+\! psql -X -q -c "SELECT shared_drop('gen')" -c "SELECT shared_cbf_create('gen', 200)" -c "SELECT shared_cbf_add('gen', 'new')" >/dev/null
+SELECT 'after re-create: ' || shared_cbf_contains('gen', 'old') || ' ' || shared_cbf_contains('gen', 'new') || ' ' || (shared_cbf_stats('gen')->>'capacity');
+\! psql -X -q -c "SELECT shared_drop('gen')" >/dev/null
+SELECT shared_cbf_contains('gen', 'new');
+SQL
+)
+echo "$out" | grep -q "after re-create: false true 200" || fail "re-create by another backend not noticed: $out"
+echo "$out" | grep -q 'shared object "gen" does not exist' || fail "drop by another backend not noticed: $out"
+echo "ok: another backend's drop and re-create are noticed"
 q "CREATE ROLE sketchshare_files_nobody" >/dev/null
+out=$(psql -X -At 2>&1 <<'SQL'
+SET ROLE sketchshare_files_nobody;
+SELECT shared_cbf_contains('live', 1);
+\! psql -X -q -c "SELECT shared_grant('live', 'sketchshare_files_nobody', 'read')" >/dev/null
+SELECT 'granted: ' || shared_cbf_contains('live', 1);
+\! psql -X -q -c "SELECT shared_revoke('live', 'sketchshare_files_nobody', 'read')" >/dev/null
+SELECT shared_cbf_contains('live', 1);
+SQL
+)
+[ "$(echo "$out" | grep -c 'permission denied for shared object "live"')" = 2 ] || fail "grants by another backend: $out"
+echo "$out" | grep -q "granted: false" || fail "grant by another backend not noticed: $out"
+echo "ok: another backend's grant and revoke are noticed"
+
+# A role without a grant is refused, with 42501 naming the object.
 out=$(psql -X -At -v VERBOSITY=verbose -c "SET ROLE sketchshare_files_nobody" -c "SELECT shared_cbf_contains('live', 1)" 2>&1 || true)
 echo "$out" | grep -q '42501' || fail "no grant: $out"
 echo "$out" | grep -q 'permission denied for shared object "live"' || fail "no grant: $out"
