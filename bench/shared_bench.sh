@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Shared objects, measured side by side in one run on a throwaway cluster:
-#  1. pgbench, 1/2/4/8 clients, T seconds each (default 10), interleaved:
+#  1. pgbench, 1/2/4/8 clients, T seconds per run (default 5), R rounds (default 3) interleaved:
 #       SELECT 1                                              (the round-trip ceiling)
 #       SELECT shared_cbf_add('seen', :id)
 #       INSERT INTO seen_ids VALUES (:id) ON CONFLICT DO NOTHING   (unlogged, primary key)
@@ -8,16 +8,18 @@
 #  2. In SQL over N rows of t (default 10M): count(x) against
 #     count(*) WHERE shared_cbf_add(...) and INSERT ... SELECT x ... ON CONFLICT DO NOTHING,
 #     with the memory each needs (object file vs table + index).
-#   bash bench/shared_bench.sh [--rows N] [--seconds T] [--runs R]
+#   bash bench/shared_bench.sh [--rows N] [--seconds T] [--rounds R] [--runs R]   (--runs: the SQL part)
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 
 ROWS=10000000
-SECS=10
+SECS=5
+ROUNDS=3
 RUNS=3
 while [ $# -gt 0 ]; do
     case $1 in
         --rows) ROWS=$2; shift 2 ;;
         --seconds) SECS=$2; shift 2 ;;
+        --rounds) ROUNDS=$2; shift 2 ;;
         --runs) RUNS=$2; shift 2 ;;
         *) echo "unknown argument $1"; exit 2 ;;
     esac
@@ -43,16 +45,25 @@ tps() {  # tps SCRIPT CLIENTS
         awk '/^tps = / {print int($3)}'
 }
 
-echo "== pgbench, $SECS s per run, $(nproc) cores"
+# Every (statement, clients) run once per round, rounds interleaved so that
+# drift in the machine's load hits all statements alike; medians reported.
+declare -A TPS
+for r in $(seq 1 "$ROUNDS"); do
+    for c in 1 2 4 8; do
+        for s in select1 cbf insert; do TPS[$s.$c]+="$(tps $s "$c") "; done
+    done
+done
+med() { printf '%s\n' $1 | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+echo "== pgbench, median of $ROUNDS interleaved runs of $SECS s, $(nproc) cores"
 echo "| clients | SELECT 1 tps | shared_cbf_add tps | ratio to SELECT 1 | INSERT ON CONFLICT tps | shared_cbf_add / INSERT |"
 echo "| --- | --- | --- | --- | --- | --- |"
 for c in 1 2 4 8; do
-    s1=$(tps select1 "$c")
-    cb=$(tps cbf "$c")
-    ins=$(tps insert "$c")
-    printf '| %s | %s | %s | %.2fx | %s | %.2fx |\n' "$c" "$s1" "$cb" "$(echo "$cb / $s1" | awk '{print $1 / $3}')" \
-        "$ins" "$(echo "$cb / $ins" | awk '{print $1 / $3}')"
+    s1=$(med "${TPS[select1.$c]}")
+    cb=$(med "${TPS[cbf.$c]}")
+    ins=$(med "${TPS[insert.$c]}")
+    echo "| $c | $s1 | $cb | $(awk "BEGIN {printf \"%.2fx\", $cb / $s1}") | $ins | $(awk "BEGIN {printf \"%.2fx\", $cb / $ins}") |"
 done
+echo "(all runs: $(for k in "${!TPS[@]}"; do printf '%s=[%s] ' "$k" "${TPS[$k]% }"; done))"
 q "SELECT 'shared_cbf_add calls: ' || (shared_cbf_stats('seen')->>'ops') || ', lock recoveries: ' || (shared_cbf_stats('seen')->>'lock_recoveries')"
 
 echo "== in SQL over $ROWS rows"
