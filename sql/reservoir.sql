@@ -199,6 +199,7 @@ SELECT reservoir_union_agg(r) FROM (SELECT reservoir_agg(1, 2) UNION ALL SELECT 
 SELECT reservoir_union_agg(r) FROM (SELECT reservoir_agg(1, 2) UNION ALL SELECT reservoir_agg(1, 2, 1.0)) q(r);
 SELECT reservoir_items(u, NULL::int) FROM reservoir_values;
 SELECT reservoir_sample_trans(NULL, 1, 2);
+SELECT reservoir_sample(ROW(x, x), 2) FROM generate_series(1, 3) x;
 SELECT 'not json'::reservoir;
 SELECT '[1, 2]'::reservoir;
 SELECT '{"version": 2, "type": "integer", "k": 3, "seen": 0, "weighted": false, "items": []}'::reservoir;

@@ -519,6 +519,12 @@ Elem item_elem(FunctionCallInfo fcinfo, int argno) {
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("could not determine the item type")));
     CallCache* cache = call_cache(fcinfo);
     if (cache->type != type) {
+        // Anonymous records carry a backend-local type number: they could
+        // not be read back anywhere else.
+        if (get_typtype(type) == TYPTYPE_PSEUDO)
+            ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                            errmsg("a reservoir cannot hold values of type %s", format_type_be(type)),
+                            errhint("Cast the rows to a named composite type: ROW(a, b)::my_type.")));
         cache->elem = elem_for(type);
         cache->type = type;
     }
