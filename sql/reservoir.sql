@@ -50,6 +50,13 @@ SET enable_hashagg = off;
 SELECT g, cardinality(s) AS n, (SELECT bool_and(v % 7 = g) FROM unnest(s) v) AS own_group
 FROM (SELECT g, reservoir_sample(x, 4) AS s FROM reservoir_groups GROUP BY g) q ORDER BY g;
 RESET enable_hashagg;
+-- hash aggregation spilling to disk (many groups, tiny work_mem)
+SET work_mem = '64kB';
+SET enable_sort = off;
+SELECT count(*) AS groups, sum(cardinality(s)) AS kept, bool_and((SELECT bool_and(v % 5000 = g) FROM unnest(s) v)) AS own_group
+FROM (SELECT x % 5000 AS g, reservoir_sample(x, 3) AS s FROM generate_series(1, 50000) x GROUP BY 1) q;
+RESET enable_sort;
+RESET work_mem;
 SELECT cardinality(s) AS n, (SELECT bool_and(v % 2 = 0) FROM unnest(s) v) AS filtered
 FROM (SELECT reservoir_sample(x, 6) FILTER (WHERE x % 2 = 0) AS s FROM reservoir_groups) q;
 
