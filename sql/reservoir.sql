@@ -64,8 +64,12 @@ FROM (SELECT reservoir_sample(x, 6) FILTER (WHERE x % 2 = 0) AS s FROM reservoir
 SELECT cardinality(s) AS n, (SELECT count(DISTINCT v) FROM unnest(s) v) AS distinct_values
 FROM (SELECT reservoir_sample(x, 100000) AS s FROM generate_series(1, 150000) x) q;
 
--- as a window aggregate (the state is read, never modified, by the final function)
+-- as a window aggregate (the state is read, never modified, by the final
+-- function); a moving frame restarts the aggregate, freeing the old state
 SELECT x, cardinality(reservoir_sample(x, 3) OVER (ORDER BY x)) AS n FROM generate_series(1, 5) x;
+SELECT x, array(SELECT unnest(s) ORDER BY 1) AS frame FROM (
+    SELECT x, reservoir_sample(x::text, 5) OVER (ORDER BY x ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s
+    FROM generate_series(1, 5) x) q;
 
 -- reproducible: with sketchshare.seed set, the same query over the same rows
 -- in a serial plan returns the same sample; another seed, another sample
