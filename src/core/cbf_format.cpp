@@ -4,23 +4,35 @@
 
 namespace sketch::cbf {
 
+static_assert(sizeof(Hash128) == 16, "a buffered hash is 16 bytes");
+
 namespace {
 
-void put32(uint8_t* p, uint32_t v) {
-    for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+// Little-endian fields through memcpy: single loads and stores on the usual hosts.
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+inline uint32_t to_le(uint32_t v) { return __builtin_bswap32(v); }
+inline uint64_t to_le(uint64_t v) { return __builtin_bswap64(v); }
+#else
+inline uint32_t to_le(uint32_t v) { return v; }
+inline uint64_t to_le(uint64_t v) { return v; }
+#endif
+inline void put32(uint8_t* p, uint32_t v) {
+    v = to_le(v);
+    std::memcpy(p, &v, 4);
 }
-void put64(uint8_t* p, uint64_t v) {
-    for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+inline void put64(uint8_t* p, uint64_t v) {
+    v = to_le(v);
+    std::memcpy(p, &v, 8);
 }
-uint32_t get32(const uint8_t* p) {
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(p[i]) << (8 * i);
-    return v;
+inline uint32_t get32(const uint8_t* p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return to_le(v);
 }
-uint64_t get64(const uint8_t* p) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
-    return v;
+inline uint64_t get64(const uint8_t* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return to_le(v);
 }
 
 int hex_digit(char c) {
@@ -77,32 +89,27 @@ View read_value(uint8_t* data, size_t len, uint64_t max_counters, Errc code, boo
     return v;
 }
 
+Hash128 buffered_hash(const View& v, uint32_t i) {
+    Hash128 h;
+    std::memcpy(&h, v.buffer + 16 * i, sizeof h);
+    return h;
+}
+
+uint32_t read_buffered(const uint8_t* data) { return get32(data + 4); }
+
 void set_buffered(View& v, uint32_t count) {
     v.buffered = count;
     put32(v.counters - kHeaderBytes + 4, count);
 }
 
 void push_buffered(View& v, const Hash128& h) {
-    uint8_t* slot = v.buffer + 16 * v.buffered;
-    put64(slot, h.lo);
-    put64(slot + 8, h.hi);
+    std::memcpy(v.buffer + 16 * v.buffered, &h, sizeof h);
     set_buffered(v, v.buffered + 1);
 }
 
 void flush_buffered(View& v) {
     if (v.buffered == 0) return;
-    // Prefetch a few items ahead so their probes' cache misses overlap.
-    constexpr uint32_t kAhead = 8;
-    const uint64_t mask = v.g.m - 1;
-    for (uint32_t i = 0; i < v.buffered; ++i) {
-        if (i + kAhead < v.buffered) {
-            const Hash128 next = buffered_hash(v, i + kAhead);
-            uint64_t p = next.lo;
-            const uint64_t step = next.hi | 1;
-            for (uint32_t j = 0; j < v.g.k; ++j, p += step) __builtin_prefetch(v.counters + ((p & mask) >> 1), 1);
-        }
-        add(v.g, v.counters, buffered_hash(v, i));
-    }
+    add_many(v.g, v.counters, reinterpret_cast<const Hash128*>(v.buffer), v.buffered);
     set_buffered(v, 0);
 }
 

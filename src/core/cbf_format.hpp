@@ -13,8 +13,9 @@
 //  40  u32 reserved, 0
 //  44  m/2 bytes of counters (counter i in byte i >> 1, low nibble for even i)
 // An aggregate's working state may also carry a buffer of item hashes after
-// the counters (kFlagBuffered); such a state never leaves the aggregate
-// machinery: it is flushed before it is output, sent or finalized.
+// the counters (kFlagBuffered), in the host's own Hash128 layout; such a state
+// never leaves the aggregate machinery of one server (parallel workers hand it
+// to their leader as is): it is flushed before it is output, sent or finalized.
 #pragma once
 
 #include <cstddef>
@@ -41,7 +42,7 @@ struct View {
     uint8_t* counters;   // inside the value
     uint8_t flags;
     uint32_t buffered;   // hashes waiting in the buffer (kFlagBuffered only)
-    uint8_t* buffer;     // 16 bytes per hash: lo then hi, little-endian
+    uint8_t* buffer;     // native Hash128s (8-aligned: the state never leaves this machine)
 };
 
 // Parses and validates a value of len bytes: version, geometry, and a size
@@ -49,15 +50,11 @@ struct View {
 // wrong. allow_buffered admits an aggregate's working state.
 View read_value(uint8_t* data, size_t len, uint64_t max_counters, Errc code, bool allow_buffered = false);
 
+// The buffered count of a value read before (its header unchanged otherwise).
+uint32_t read_buffered(const uint8_t* data);
+
 // Buffered hashes of an aggregate state.
-inline Hash128 buffered_hash(const View& v, uint32_t i) {
-    uint64_t lo = 0, hi = 0;
-    for (int b = 0; b < 8; ++b) {
-        lo |= static_cast<uint64_t>(v.buffer[16 * i + b]) << (8 * b);
-        hi |= static_cast<uint64_t>(v.buffer[16 * i + 8 + b]) << (8 * b);
-    }
-    return Hash128{lo, hi};
-}
+Hash128 buffered_hash(const View& v, uint32_t i);
 void set_buffered(View& v, uint32_t count);  // also rewrites the header field
 void push_buffered(View& v, const Hash128& h);  // caller checks buffered < kBufferSlots
 // Applies every buffered hash with add() and empties the buffer.

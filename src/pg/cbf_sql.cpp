@@ -1,0 +1,381 @@
+// The SQL type `cbf`: a counting Bloom filter as a value. Its payload is the
+// byte form of src/core/cbf_format.hpp, so send/recv and the bytea casts copy
+// bytes and the text form is those bytes in hex.
+//
+// Aggregates keep a `cbf` (a real type, so Citus can split them) as their
+// transition value and mutate it in place: AggCheckCallContext guarantees the
+// value is the executor's own copy in the aggregate context. cbf_agg's state
+// also carries a buffer of item hashes that is applied in batches with
+// prefetching (cbf_format.hpp, kFlagBuffered); every exit from the aggregate
+// machinery (final function, combine, output, send) applies it first.
+#include <cmath>
+#include <cstdio>
+
+#include "../core/cbf.hpp"
+#include "../core/cbf_format.hpp"
+#include "guard.hpp"
+#include "item_hash.hpp"
+
+extern "C" {
+#include "access/detoast.h"
+#include "libpq/pqformat.h"
+#include "utils/float.h"
+#include "utils/jsonb.h"
+}
+
+namespace {
+
+namespace cbf = sketch::cbf;
+
+// Values stay below 2^29 counters (256 MiB of counters), so that every value
+// also fits its text form (twice its size) within PostgreSQL's 1 GB limit.
+constexpr uint64_t kValueMaxCounters = uint64_t(1) << 29;
+
+uint8_t* payload(varlena* v) { return reinterpret_cast<uint8_t*>(VARDATA(v)); }
+size_t payload_len(const varlena* v) { return VARSIZE(v) - VARHDRSZ; }
+
+// Parses a detoasted (4-byte header) value; code is the SQLSTATE class of a failure.
+cbf::View view_of(varlena* v, sketch::Errc code = sketch::Errc::corrupted, bool allow_buffered = false) {
+    return sketch_pg::guarded([&] { return cbf::read_value(payload(v), payload_len(v), kValueMaxCounters, code, allow_buffered); });
+}
+
+// A fresh, zeroed value (palloc'd in the current context) for geometry g.
+varlena* new_value(const cbf::Geometry& g, bool buffered = false) {
+    const size_t len = VARHDRSZ + cbf::value_bytes(g) + (buffered ? cbf::kBufferBytes : 0);
+    auto* v = static_cast<varlena*>(palloc0(len));
+    SET_VARSIZE(v, len);
+    cbf::write_header(payload(v), g, buffered ? cbf::kFlagBuffered : 0, 0);
+    return v;
+}
+
+// A canonical copy of a value that may be an aggregate state: no buffer, its
+// buffered hashes applied.
+varlena* canonical_copy(const cbf::View& view) {
+    varlena* out = new_value(view.g);
+    cbf::View o = view_of(out);
+    memcpy(o.counters, view.counters, view.g.counter_bytes());
+    sketch_pg::guarded([&] {
+        for (uint32_t i = 0; i < view.buffered; ++i) cbf::add(o.g, o.counters, cbf::buffered_hash(view, i));
+    });
+    return out;
+}
+
+cbf::Geometry geometry_from_args(FunctionCallInfo fcinfo, int capacity_arg, int fpr_arg) {
+    if (PG_ARGISNULL(capacity_arg))
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("cbf capacity must not be null")));
+    const int64 capacity = PG_GETARG_INT64(capacity_arg);
+    double fpr = 0.01;
+    if (fpr_arg < PG_NARGS()) {
+        if (PG_ARGISNULL(fpr_arg))
+            ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("cbf fpr must not be null")));
+        fpr = PG_GETARG_FLOAT8(fpr_arg);
+    }
+    return sketch_pg::guarded([&] { return cbf::geometry_for(capacity, fpr, kValueMaxCounters); });
+}
+
+// Per-call cache in fn_extra: the item hasher and, for read-only functions,
+// the last detoasted out-of-line filter (keyed by its TOAST pointer), so that
+// `cbf_contains((SELECT f FROM filters), x)` fetches the filter once per query
+// rather than once per row.
+struct CallCache {
+    sketch_pg::ItemHasher hasher;
+    bool hasher_ready;
+    Oid toastrelid;
+    Oid valueid;
+    varlena* flat;
+    cbf::View view;
+    // cbf_agg_trans: the state seen last and its parsed header, so that rows
+    // after the first only compare the header instead of validating it again.
+    varlena* state;
+    uint8_t state_header[cbf::kHeaderBytes];
+    cbf::View state_view;
+};
+
+CallCache* call_cache(FunctionCallInfo fcinfo, int item_arg) {
+    auto* cache = static_cast<CallCache*>(fcinfo->flinfo->fn_extra);
+    if (cache == nullptr) {
+        cache = static_cast<CallCache*>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallCache)));
+        fcinfo->flinfo->fn_extra = cache;
+    }
+    if (item_arg >= 0 && !cache->hasher_ready) {
+        sketch_pg::item_hasher_init(&cache->hasher, get_fn_expr_argtype(fcinfo->flinfo, item_arg), fcinfo->flinfo->fn_mcxt);
+        cache->hasher_ready = true;
+    }
+    return cache;
+}
+
+// The filter argument for reading only.
+cbf::View read_arg(FunctionCallInfo fcinfo, int argno, CallCache* cache) {
+    auto* raw = reinterpret_cast<varlena*>(DatumGetPointer(PG_GETARG_DATUM(argno)));
+    if (cache != nullptr && VARATT_IS_EXTERNAL_ONDISK(raw)) {
+        struct varatt_external pointer;
+        VARATT_EXTERNAL_GET_POINTER(pointer, raw);
+        if (cache->flat == nullptr || cache->valueid != pointer.va_valueid || cache->toastrelid != pointer.va_toastrelid) {
+            if (cache->flat != nullptr) pfree(cache->flat);
+            cache->flat = nullptr;
+            MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+            varlena* flat = detoast_attr(raw);
+            MemoryContextSwitchTo(old);
+            cache->view = view_of(flat);
+            cache->flat = flat;
+            cache->valueid = pointer.va_valueid;
+            cache->toastrelid = pointer.va_toastrelid;
+        }
+        return cache->view;
+    }
+    return view_of(reinterpret_cast<varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(argno))));
+}
+
+// The filter argument as a fresh copy to modify and return.
+varlena* copy_arg(FunctionCallInfo fcinfo, int argno, cbf::View* view) {
+    varlena* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(argno)));
+    *view = view_of(v);
+    return v;
+}
+
+sketch::Hash128 item_hash(FunctionCallInfo fcinfo, CallCache* cache, int argno, const cbf::Geometry& g) {
+    return sketch_pg::hash_item(&cache->hasher, PG_GETARG_DATUM(argno), g.seed);
+}
+
+[[noreturn]] void geometry_mismatch(const cbf::Geometry& a, const cbf::Geometry& b) {
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("cbf geometry mismatch: cannot merge a filter of %llu counters and %u hashes with one of %llu "
+                           "counters and %u hashes",
+                           static_cast<unsigned long long>(a.m), a.k, static_cast<unsigned long long>(b.m), b.k),
+                    errhint("Only filters created with the same capacity and fpr can be merged.")));
+    pg_unreachable();
+}
+
+MemoryContext require_aggregate(FunctionCallInfo fcinfo, const char* name) {
+    MemoryContext aggcontext;
+    if (!AggCheckCallContext(fcinfo, &aggcontext))
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("%s may only be called as part of an aggregate", name)));
+    return aggcontext;
+}
+
+// The transition value, writable in place: the executor's own 4-byte-header
+// copy when it is one; otherwise (the first input of cbf_union_agg may be a
+// TOAST pointer or short-header value) a plain copy the executor then adopts.
+varlena* own_state(Datum d) {
+    auto* v = reinterpret_cast<varlena*>(DatumGetPointer(d));
+    if (VARATT_IS_4B_U(v)) return v;
+    return reinterpret_cast<varlena*>(PG_DETOAST_DATUM_COPY(d));
+}
+
+}  // namespace
+
+// ---- type I/O ----
+
+SKETCH_FUNCTION(cbf_in) {
+    const char* text = PG_GETARG_CSTRING(0);
+    const size_t text_len = strlen(text);
+    const size_t len = sketch_pg::guarded([&] { return cbf::hex_decoded_bytes(text, text_len); });
+    auto* v = static_cast<varlena*>(palloc(VARHDRSZ + len));
+    SET_VARSIZE(v, VARHDRSZ + len);
+    sketch_pg::guarded([&] { cbf::read_hex(text, text_len, payload(v)); });
+    view_of(v, sketch::Errc::invalid_text);
+    PG_RETURN_POINTER(v);
+}
+
+SKETCH_FUNCTION(cbf_out) {
+    auto* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
+    cbf::View view = view_of(v, sketch::Errc::corrupted, true);
+    if (view.buffered > 0 || (view.flags & cbf::kFlagBuffered)) {
+        v = canonical_copy(view);
+        view = view_of(v);
+    }
+    const size_t len = cbf::value_bytes(view.g);
+    char* out = static_cast<char*>(palloc(cbf::hex_text_bytes(len) + 1));
+    cbf::write_hex(payload(v), len, out);
+    PG_RETURN_CSTRING(out);
+}
+
+SKETCH_FUNCTION(cbf_recv) {
+    StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
+    const int len = buf->len - buf->cursor;
+    auto* v = static_cast<varlena*>(palloc(VARHDRSZ + len));
+    SET_VARSIZE(v, VARHDRSZ + len);
+    pq_copymsgbytes(buf, reinterpret_cast<char*>(payload(v)), len);
+    view_of(v, sketch::Errc::corrupted);
+    PG_RETURN_POINTER(v);
+}
+
+SKETCH_FUNCTION(cbf_send) {
+    auto* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
+    cbf::View view = view_of(v, sketch::Errc::corrupted, true);
+    if (view.buffered > 0 || (view.flags & cbf::kFlagBuffered)) {
+        v = canonical_copy(view);
+        view = view_of(v);
+    }
+    StringInfoData buf;
+    pq_begintypsend(&buf);
+    pq_sendbytes(&buf, reinterpret_cast<const char*>(payload(v)), static_cast<int>(cbf::value_bytes(view.g)));
+    PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+// bytea -> cbf: the same bytes, validated (cbf -> bytea needs no function).
+SKETCH_FUNCTION(cbf_from_bytea) {
+    auto* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0)));
+    view_of(v, sketch::Errc::corrupted);
+    PG_RETURN_POINTER(v);
+}
+
+// ---- functions ----
+
+SKETCH_FUNCTION(cbf_empty) {
+    const cbf::Geometry g = geometry_from_args(fcinfo, 0, 1);
+    PG_RETURN_POINTER(new_value(g));
+}
+
+SKETCH_FUNCTION(cbf_add) {
+    CallCache* cache = call_cache(fcinfo, 1);
+    cbf::View view;
+    varlena* v = copy_arg(fcinfo, 0, &view);
+    cbf::add(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g));
+    PG_RETURN_POINTER(v);
+}
+
+SKETCH_FUNCTION(cbf_remove) {
+    CallCache* cache = call_cache(fcinfo, 1);
+    cbf::View view;
+    varlena* v = copy_arg(fcinfo, 0, &view);
+    cbf::remove(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g));
+    PG_RETURN_POINTER(v);
+}
+
+SKETCH_FUNCTION(cbf_contains) {
+    CallCache* cache = call_cache(fcinfo, 1);
+    const cbf::View view = read_arg(fcinfo, 0, cache);
+    PG_RETURN_BOOL(cbf::contains(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g)));
+}
+
+SKETCH_FUNCTION(cbf_count_of) {
+    CallCache* cache = call_cache(fcinfo, 1);
+    const cbf::View view = read_arg(fcinfo, 0, cache);
+    PG_RETURN_INT32(static_cast<int32>(cbf::count_of(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g))));
+}
+
+SKETCH_FUNCTION(cbf_count) {
+    const cbf::View view = read_arg(fcinfo, 0, call_cache(fcinfo, -1));
+    const double estimate = cbf::estimate_count(view.g, cbf::counters_set(view.g, view.counters));
+    PG_RETURN_INT64(static_cast<int64>(std::llround(estimate)));
+}
+
+SKETCH_FUNCTION(cbf_merge) {
+    cbf::View left;
+    varlena* v = copy_arg(fcinfo, 0, &left);
+    const cbf::View right = read_arg(fcinfo, 1, nullptr);
+    if (!left.g.compatible(right.g)) geometry_mismatch(left.g, right.g);
+    cbf::merge(left.g, left.counters, right.counters);
+    PG_RETURN_POINTER(v);
+}
+
+SKETCH_FUNCTION(cbf_eq) {
+    auto* a = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)));
+    auto* b = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1)));
+    const size_t len = VARSIZE_ANY_EXHDR(a);
+    PG_RETURN_BOOL(len == VARSIZE_ANY_EXHDR(b) && memcmp(VARDATA_ANY(a), VARDATA_ANY(b), len) == 0);
+}
+
+SKETCH_FUNCTION(cbf_ne) {
+    auto* a = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)));
+    auto* b = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1)));
+    const size_t len = VARSIZE_ANY_EXHDR(a);
+    PG_RETURN_BOOL(!(len == VARSIZE_ANY_EXHDR(b) && memcmp(VARDATA_ANY(a), VARDATA_ANY(b), len) == 0));
+}
+
+SKETCH_FUNCTION(cbf_stats) {
+    const cbf::View view = read_arg(fcinfo, 0, call_cache(fcinfo, -1));
+    const uint64_t set = cbf::counters_set(view.g, view.counters);
+    const uint64_t saturated = cbf::counters_saturated(view.g, view.counters);
+    const double estimate = cbf::estimate_count(view.g, set);
+    char* fpr = float8out_internal(view.g.fpr);
+    char* fill = float8out_internal(static_cast<double>(set) / static_cast<double>(view.g.m));
+    char* json = psprintf(
+        "{\"capacity\": %llu, \"fp_rate\": %s, \"counters\": %llu, \"hashes\": %u, \"counters_set\": %llu, "
+        "\"count\": %lld, \"fill_ratio\": %s, \"saturated\": %llu, \"bytes\": %zu}",
+        static_cast<unsigned long long>(view.g.capacity), fpr, static_cast<unsigned long long>(view.g.m), view.g.k,
+        static_cast<unsigned long long>(set), static_cast<long long>(std::llround(estimate)), fill,
+        static_cast<unsigned long long>(saturated), cbf::value_bytes(view.g));
+    PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
+}
+
+// ---- aggregates ----
+
+// cbf_agg(item, capacity [, fpr]): not strict, so that the first row can
+// create the state from capacity and fpr. NULL items are skipped.
+SKETCH_FUNCTION(cbf_agg_trans) {
+    require_aggregate(fcinfo, "cbf_agg_trans");
+    CallCache* cache = call_cache(fcinfo, 1);
+    varlena* state;
+    if (PG_ARGISNULL(0)) {
+        // Allocated in the per-row context: the executor copies the new state
+        // into the aggregate context itself (it does for any changed pointer).
+        state = new_value(geometry_from_args(fcinfo, 2, 3), true);
+    } else {
+        state = own_state(PG_GETARG_DATUM(0));
+    }
+    cbf::View view;
+    // Bytes 4..7 of the header hold the buffered count, which changes per row.
+    const uint8_t* header = payload(state);
+    if (state == cache->state && cbf::read_buffered(header) <= cbf::kBufferSlots &&
+        memcmp(header, cache->state_header, 4) == 0 &&
+        memcmp(header + 8, cache->state_header + 8, cbf::kHeaderBytes - 8) == 0 &&
+        VARSIZE(state) - VARHDRSZ == cbf::value_bytes(cache->state_view.g) +
+                                         ((cache->state_view.flags & cbf::kFlagBuffered) ? cbf::kBufferBytes : 0)) {
+        view = cache->state_view;
+        view.buffered = cbf::read_buffered(header);
+    } else {
+        view = view_of(state, sketch::Errc::corrupted, true);
+        cache->state = state;
+        memcpy(cache->state_header, header, cbf::kHeaderBytes);
+        cache->state_view = view;
+    }
+    if (!PG_ARGISNULL(0)) {
+        // Every row must ask for the same filter.
+        const bool same_capacity = !PG_ARGISNULL(2) && static_cast<uint64_t>(PG_GETARG_INT64(2)) == view.g.capacity;
+        const bool same_fpr = PG_NARGS() < 4 ? view.g.fpr == 0.01 : (!PG_ARGISNULL(3) && PG_GETARG_FLOAT8(3) == view.g.fpr);
+        if (!same_capacity || !same_fpr)
+            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                            errmsg("cbf_agg capacity and fpr must be the same for every row of a group")));
+    }
+    if (!PG_ARGISNULL(1)) {
+        const sketch::Hash128 h = item_hash(fcinfo, cache, 1, view.g);
+        if (view.flags & cbf::kFlagBuffered) {
+            if (view.buffered == cbf::kBufferSlots) cbf::flush_buffered(view);
+            cbf::push_buffered(view, h);
+        } else {
+            cbf::add(view.g, view.counters, h);
+        }
+    }
+    PG_RETURN_POINTER(state);
+}
+
+// Applies the buffer and drops it, in place; returns the state, which the
+// executor copies as the result. A window aggregate may keep advancing the
+// state afterwards: without a buffer, rows are then added directly.
+SKETCH_FUNCTION(cbf_agg_final) {
+    require_aggregate(fcinfo, "cbf_agg_final");
+    varlena* state = own_state(PG_GETARG_DATUM(0));
+    cbf::View view = view_of(state, sketch::Errc::corrupted, true);
+    if (view.flags & cbf::kFlagBuffered) {
+        cbf::flush_buffered(view);
+        cbf::write_header(payload(state), view.g, 0, 0);
+        SET_VARSIZE(state, VARHDRSZ + cbf::value_bytes(view.g));
+    }
+    PG_RETURN_POINTER(state);
+}
+
+// Combine function of cbf_agg, and transition and combine function of
+// cbf_union_agg: counter-wise saturating merge into the first argument.
+SKETCH_FUNCTION(cbf_agg_combine) {
+    require_aggregate(fcinfo, "cbf_agg_combine");
+    varlena* state = own_state(PG_GETARG_DATUM(0));
+    cbf::View into = view_of(state, sketch::Errc::corrupted, true);
+    auto* other = reinterpret_cast<varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(1)));
+    const cbf::View from = view_of(other, sketch::Errc::corrupted, true);
+    if (!into.g.compatible(from.g)) geometry_mismatch(into.g, from.g);
+    cbf::merge(into.g, into.counters, from.counters);
+    for (uint32_t i = 0; i < from.buffered; ++i) cbf::add(into.g, into.counters, cbf::buffered_hash(from, i));
+    PG_RETURN_POINTER(state);
+}
