@@ -83,6 +83,18 @@ FROM cbf_items WHERE false;
 SELECT v, cbf_count(cbf_agg(v, 100) OVER (ORDER BY v)) AS running_count,
        cbf_count_of(cbf_agg(v % 3, 100) OVER (ORDER BY v), 0) AS zeros_so_far
 FROM generate_series(1, 9) v ORDER BY v;
+-- a moving frame restarts the aggregate for each row
+SELECT v, cbf_count(cbf_agg(v, 100) OVER (ORDER BY v ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)) AS last_3,
+       cbf_contains(cbf_agg(v, 100) OVER (ORDER BY v ROWS BETWEEN 2 PRECEDING AND CURRENT ROW), 1) AS has_1
+FROM generate_series(1, 5) v ORDER BY v;
+-- grouping sets: the grand total equals the whole-table filter
+SELECT g, cbf_agg(x, 10000) = (SELECT by_int FROM cbf_built) AS equals_whole, cbf_count(cbf_agg(x, 10000)) AS estimate
+FROM cbf_items GROUP BY GROUPING SETS ((g), ()) ORDER BY g NULLS LAST;
+-- hashed grouping
+SET enable_sort = off;
+SELECT count(*) AS groups, count(*) FILTER (WHERE cbf_contains(f, g::bigint)) AS contains_own_key
+FROM (SELECT x % 50 AS g, cbf_agg(x, 1000) AS f FROM cbf_items GROUP BY x % 50) h;
+RESET enable_sort;
 
 -- measured false-positive rate at design load, within 4 binomial sigmas of (1 - e^{-kn/m})^k
 CREATE TABLE cbf_fpr AS

@@ -255,6 +255,19 @@ TEST(CbfMerge, GeometryMustMatchToMerge) {
     EXPECT_FALSE(geometry_for(1000, 0.01, kMaxCounters, 0).compatible(geometry_for(1000, 0.01, kMaxCounters, 1)));
 }
 
+TEST(CbfOps, AddManyEqualsAddOneByOne) {
+    Filter one(3000, 0.01), many(3000, 0.01);
+    std::vector<Hash128> hs;
+    for (int64_t i = 0; i < 5000; ++i) hs.push_back(item(i % 2500));
+    size_t fresh = 0;
+    for (const Hash128& h : hs) fresh += one.add(h);
+    EXPECT_EQ(add_many(many.g, many.c.data(), hs.data(), 0), 0u);
+    EXPECT_EQ(add_many(many.g, many.c.data(), hs.data(), 3), 3u);
+    EXPECT_EQ(add_many(many.g, many.c.data(), hs.data() + 3, hs.size() - 3) + 3, fresh);
+    EXPECT_EQ(one.c, many.c);
+    EXPECT_LE(fresh, 2500u);  // the second pass over the same items is never new
+}
+
 TEST(CbfOps, ClearEmptiesTheFilter) {
     Filter f(1000, 0.01);
     for (int64_t i = 0; i < 100; ++i) f.add(item(i));
