@@ -13,5 +13,3 @@ SELECT cbf_agg(x, 10000000) FROM t;
 SELECT count(*) FILTER (WHERE x <> 0) FROM t;
 -- @name cbf_contains vs count_nonzero
 SELECT count(*) FILTER (WHERE cbf_contains((SELECT f FROM cbf_bench), x)) FROM t;
--- @name cbf_contains_join vs count_nonzero
-SELECT count(*) FILTER (WHERE cbf_contains(b.f, t.x)) FROM t, cbf_bench b;

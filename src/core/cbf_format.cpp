@@ -4,7 +4,6 @@
 
 namespace sketch::cbf {
 
-static_assert(sizeof(Hash128) == 16, "a buffered hash is 16 bytes");
 
 namespace {
 
@@ -44,12 +43,12 @@ int hex_digit(char c) {
 
 }  // namespace
 
-void write_header(uint8_t* out, const Geometry& g, uint8_t flags, uint32_t buffered) {
+void write_header(uint8_t* out, const Geometry& g) {
     out[0] = kFormatVersion;
     out[1] = static_cast<uint8_t>(g.k);
     out[2] = g.scheme;
-    out[3] = flags;
-    put32(out + 4, buffered);
+    out[3] = 0;
+    put32(out + 4, 0);
     put64(out + 8, g.m);
     put64(out + 16, g.capacity);
     uint64_t fpr_bits;
@@ -59,7 +58,7 @@ void write_header(uint8_t* out, const Geometry& g, uint8_t flags, uint32_t buffe
     put32(out + 40, 0);
 }
 
-View read_value(uint8_t* data, size_t len, uint64_t max_counters, Errc code, bool allow_buffered) {
+View read_value(uint8_t* data, size_t len, uint64_t max_counters, Errc code) {
     if (len < kHeaderBytes) fail(code, "counting Bloom filter value is %zu bytes, shorter than its %zu-byte header", len, kHeaderBytes);
     if (data[0] != kFormatVersion)
         fail(code, "unsupported counting Bloom filter format version %u (this build reads version %u)",
@@ -67,50 +66,20 @@ View read_value(uint8_t* data, size_t len, uint64_t max_counters, Errc code, boo
     View v;
     v.g.k = data[1];
     v.g.scheme = data[2];
-    v.flags = data[3];
-    v.buffered = get32(data + 4);
     v.g.m = get64(data + 8);
     v.g.capacity = get64(data + 16);
     const uint64_t fpr_bits = get64(data + 24);
     std::memcpy(&v.g.fpr, &fpr_bits, 8);
     v.g.seed = get64(data + 32);
-    if (get32(data + 40) != 0) fail(code, "counting Bloom filter header has nonzero reserved bytes");
+    if (data[3] != 0) fail(code, "counting Bloom filter header has unknown flags 0x%02x", data[3]);
+    if (get32(data + 4) != 0 || get32(data + 40) != 0) fail(code, "counting Bloom filter header has nonzero reserved bytes");
     check_geometry(v.g, max_counters, code);
-    const uint8_t allowed = allow_buffered ? kFlagBuffered : 0;
-    if ((v.flags & ~allowed) != 0) fail(code, "counting Bloom filter header has unknown flags 0x%02x", v.flags);
-    const size_t expected = value_bytes(v.g) + ((v.flags & kFlagBuffered) ? kBufferBytes : 0);
+    const size_t expected = value_bytes(v.g);
     if (len != expected)
         fail(code, "counting Bloom filter value is %zu bytes, but %llu counters need %zu", len,
              static_cast<unsigned long long>(v.g.m), expected);
-    if ((v.flags & kFlagBuffered) ? v.buffered > kBufferSlots : v.buffered != 0)
-        fail(code, "counting Bloom filter header has an invalid buffered hash count %u", v.buffered);
     v.counters = data + kHeaderBytes;
-    v.buffer = (v.flags & kFlagBuffered) ? v.counters + v.g.counter_bytes() : nullptr;
     return v;
-}
-
-Hash128 buffered_hash(const View& v, uint32_t i) {
-    Hash128 h;
-    std::memcpy(&h, v.buffer + 16 * i, sizeof h);
-    return h;
-}
-
-uint32_t read_buffered(const uint8_t* data) { return get32(data + 4); }
-
-void set_buffered(View& v, uint32_t count) {
-    v.buffered = count;
-    put32(v.counters - kHeaderBytes + 4, count);
-}
-
-void push_buffered(View& v, const Hash128& h) {
-    std::memcpy(v.buffer + 16 * v.buffered, &h, sizeof h);
-    set_buffered(v, v.buffered + 1);
-}
-
-void flush_buffered(View& v) {
-    if (v.buffered == 0) return;
-    add_many(v.g, v.counters, reinterpret_cast<const Hash128*>(v.buffer), v.buffered);
-    set_buffered(v, 0);
 }
 
 size_t hex_text_bytes(size_t value_len) { return 2 + 2 * value_len; }
