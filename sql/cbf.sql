@@ -73,6 +73,13 @@ SELECT cbf_union_agg(f) = (SELECT by_int FROM cbf_built) AS union_of_groups
 FROM (SELECT g, cbf_agg(x, 10000) AS f FROM cbf_items GROUP BY g) per_group;
 SELECT g, cbf_count(cbf_agg(x, 10000)) AS distinct_estimate, cbf_count_of(cbf_agg(x, 10000), 7::bigint) AS count_of_7
 FROM cbf_items GROUP BY g ORDER BY g;
+-- tiny filters (stored with a short header) through the same paths
+SELECT md5(cbf_agg(x, 1, 0.5)::bytea) AS tiny_digest, cbf_stats(cbf_agg(x, 1, 0.5)) -> 'counters_set' AS counters_set,
+       cbf_count_of(cbf_agg(x, 1, 0.5), 7::bigint) AS count_of_7
+FROM cbf_items WHERE x < 20;
+CREATE TABLE cbf_tiny AS SELECT g, cbf_agg(x, 1, 0.5) AS f FROM cbf_items WHERE x < 20 GROUP BY g;
+SELECT pg_column_size(f) AS stored_size, length(f::bytea) AS bytes FROM cbf_tiny WHERE g = 0;
+SELECT cbf_union_agg(f) = (SELECT cbf_agg(x, 1, 0.5) FROM cbf_items WHERE x < 20) AS union_of_tiny FROM cbf_tiny;
 -- NULL items are skipped; all-NULL input gives an empty filter, no rows give NULL
 SELECT cbf_agg(v, 100) = cbf_add(cbf_empty(100), 1) AS nulls_skipped
 FROM (VALUES (1), (NULL), (NULL)) t(v);
