@@ -36,6 +36,15 @@ SELECT cbf_count_of(f, 'a') AS a, cbf_count_of(f, 'b') AS b, cbf_count_of(f, 'c'
 FROM (SELECT cbf_add(cbf_add(cbf_add(cbf_add(cbf_add(cbf_add(cbf_empty(10, 0.5),
         'a'::text), 'b'::text), 'b'::text), 'c'::text), 'c'::text), 'c'::text) AS f) s;
 
+-- the documented layout: probe i of an item is counter (h1 + i*h2) mod m, with h1 the low and
+-- h2 the high half of sketch_hash (h2 made odd); counter c is a nibble of byte 44 + c/2
+WITH d AS (SELECT sketch_hash('alice') AS h, cbf_add(cbf_empty(1000), 'alice')::bytea AS b),
+     p AS (SELECT i, ((get_byte(h, 14) * 256 + get_byte(h, 15))
+                      + i * ((get_byte(h, 6) * 256 + get_byte(h, 7)) | 1)) % 16384 AS c, b FROM d, generate_series(0, 6) i)
+SELECT count(*) AS probes,
+       count(*) FILTER (WHERE (get_byte(b, 44 + c / 2) >> (4 * (c % 2)::int)) & 15 = 1) AS counters_at_1,
+       (SELECT count(*) FROM d, generate_series(44, length(b) - 1) j WHERE get_byte(b, j) <> 0) AS nonzero_bytes_at_most_7
+FROM p;
 -- items hash as sketch_hash does: integer widths agree, literals are text
 SELECT cbf_contains(cbf_add(cbf_empty(100), 42::int2), 42::bigint) AS int_widths,
        cbf_contains(cbf_add(cbf_empty(100), 'abc'), 'abc'::varchar) AS literal_text,
