@@ -60,7 +60,7 @@ varlena* new_value(const cbf::Geometry& g) {
 // a 2 MiB boundary and are advised into transparent huge pages before they are
 // first touched, when there are 4 MiB or more of them: every probe of a large
 // filter lands on its own page, and with 4 KiB pages each one is a TLB miss
-// (bench/core/cbf_bench.cpp: 125 against 177 ns per add here).
+// (bench/core/cbf_bench.cpp compares both).
 uint8_t* alloc_for_counters(MemoryContext cxt, size_t bytes, size_t offset, size_t counter_bytes) {
     constexpr size_t kHuge = size_t(2) << 20;
     if (counter_bytes < 2 * kHuge) return static_cast<uint8_t*>(MemoryContextAlloc(cxt, bytes));

@@ -1,0 +1,17 @@
+-- The cbf suite without parallel workers: the per-row cost of building and
+-- probing, free of the parallel plan's fixed costs (a 64 MiB state per worker,
+-- shipped to the leader and merged there).
+-- @setup
+SET max_parallel_workers_per_gather = 0;
+DROP TABLE IF EXISTS cbf_bench;
+CREATE TABLE cbf_bench AS SELECT cbf_agg(x, 10000000) AS f FROM t;
+-- @name count_x
+SELECT count(x) FROM t;
+-- @name cbf_agg vs count_x
+SELECT cbf_count(cbf_agg(x, 10000000)) FROM t;
+-- @name cbf_agg_small vs count_x
+SELECT cbf_count(cbf_agg(x, 100000)) FROM t;
+-- @name count_nonzero
+SELECT count(*) FILTER (WHERE x <> 0) FROM t;
+-- @name cbf_contains vs count_nonzero
+SELECT count(*) FILTER (WHERE cbf_contains((SELECT f FROM cbf_bench), x)) FROM t;
