@@ -77,6 +77,19 @@ BEGIN
     RETURN f;
 END $$;
 SELECT cbf_fold() = by_int AS agg_equals_fold FROM cbf_built;
+-- a large filter (the aggregate buffers hashes in an expanded state) gives the same counters
+CREATE TABLE cbf_built_large AS SELECT cbf_agg(x, 300000) AS f FROM cbf_items;
+SELECT md5(f::bytea) AS large_digest, cbf_count(f) AS estimate, (cbf_stats(f) ->> 'counters')::int AS m,
+       (SELECT count(*) FROM (SELECT DISTINCT x FROM cbf_items) d WHERE cbf_count_of(f, x) = 3) AS count_of_3
+FROM cbf_built_large;
+SELECT cbf_union_agg(f) = (SELECT f FROM cbf_built_large) AS union_of_large_groups
+FROM (SELECT g, cbf_agg(x, 300000) AS f FROM cbf_items GROUP BY g) per_group;
+-- 8 MiB of counters: huge-page-aligned memory
+SELECT md5(f::bytea) AS huge_digest, cbf_count(f) AS estimate,
+       (SELECT count(*) FROM (SELECT DISTINCT x FROM cbf_items) d WHERE cbf_count_of(f, x) = 3) AS count_of_3
+FROM (SELECT cbf_agg(x, 1000000) AS f FROM cbf_items) s;
+SELECT v, cbf_count(cbf_agg(v, 300000) OVER (ORDER BY v)) AS running_count
+FROM generate_series(1, 4) v ORDER BY v;
 -- per-group filters merged with cbf_union_agg equal the whole-table filter
 SELECT cbf_union_agg(f) = (SELECT by_int FROM cbf_built) AS union_of_groups
 FROM (SELECT g, cbf_agg(x, 10000) AS f FROM cbf_items GROUP BY g) per_group;

@@ -3,15 +3,16 @@
 // bytes and the text form is those bytes in hex.
 //
 // Aggregates keep a `cbf` (a real type, so Citus can split them) as their
-// transition value and update it in place. cbf_agg's state is a read/write
-// expanded object (utils/expandeddatum.h) owned by the aggregate context: the
-// executor keeps it without copying, the counters sit in memory allocated for
-// it (huge pages when large), and a buffer of item hashes is applied 256 at a
-// time with prefetching. Whenever the state leaves the aggregate (the final
+// transition value and update it in place. For a filter of 256 KiB of
+// counters or more, cbf_agg's state is a read/write expanded object
+// (utils/expandeddatum.h) owned by the aggregate context: the executor keeps
+// it without copying, the counters sit in memory allocated for them (huge
+// pages when large), and a buffer of item hashes is applied 256 at a time
+// with prefetching. Whenever the state leaves the aggregate (the final
 // function, a partial result sent by a parallel worker, any output) it is
-// flattened into an ordinary cbf value, buffer applied. cbf_union_agg's state,
-// and cbf_agg's in the combine step, is a flat cbf that AggCheckCallContext
-// lets us modify in place.
+// flattened into an ordinary cbf value, buffer applied. Smaller filters, the
+// state of cbf_union_agg, and cbf_agg's in the combine step are flat cbf
+// values that AggCheckCallContext lets us modify in place.
 #include <cmath>
 #include <cstdio>
 
@@ -152,6 +153,11 @@ struct CallCache {
     Oid valueid;
     varlena* flat;
     cbf::View view;
+    // cbf_agg_trans on a flat state: the state seen last and its header.
+    varlena* state;
+    uint32 state_size;
+    uint8_t state_header[cbf::kHeaderBytes];
+    cbf::View state_view;
 };
 
 CallCache* call_cache(FunctionCallInfo fcinfo, int item_arg) {
@@ -357,34 +363,75 @@ SKETCH_FUNCTION(cbf_stats) {
 
 // ---- aggregates ----
 
+namespace {
+
+// Filters with fewer counter bytes than this stay flat in the aggregate: they
+// fit the caches, so batching gains nothing, and a flat state costs no more
+// memory than the value (many small groups stay small).
+constexpr size_t kExpandedMinBytes = size_t(256) << 10;
+
+// The per-row checks of a flat state: the header is validated once per state,
+// then only compared.
+cbf::View flat_state_view(CallCache* cache, varlena* state) {
+    const uint8_t* header = payload(state);
+    if (state == cache->state && VARSIZE(state) == cache->state_size &&
+        memcmp(header, cache->state_header, cbf::kHeaderBytes) == 0)
+        return cache->state_view;
+    const cbf::View view = view_of(state);
+    cache->state = state;
+    cache->state_size = VARSIZE(state);
+    memcpy(cache->state_header, header, cbf::kHeaderBytes);
+    cache->state_view = view;
+    return view;
+}
+
+void check_same_geometry(FunctionCallInfo fcinfo, const cbf::Geometry& g) {
+    const bool same_capacity = !PG_ARGISNULL(2) && static_cast<uint64_t>(PG_GETARG_INT64(2)) == g.capacity;
+    const bool same_fpr = PG_NARGS() < 4 ? g.fpr == 0.01 : (!PG_ARGISNULL(3) && PG_GETARG_FLOAT8(3) == g.fpr);
+    if (!same_capacity || !same_fpr)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("cbf_agg capacity and fpr must be the same for every row of a group")));
+}
+
+}  // namespace
+
 // cbf_agg(item, capacity [, fpr]): not strict, so that the first row can
 // create the state from capacity and fpr. NULL items are skipped.
 SKETCH_FUNCTION(cbf_agg_trans) {
     MemoryContext aggcontext = require_aggregate(fcinfo, "cbf_agg_trans");
     CallCache* cache = call_cache(fcinfo, 1);
-    CbfAggState* st;
+    const Datum state_datum = PG_GETARG_DATUM(0);
+    if (!PG_ARGISNULL(0) && is_agg_state(state_datum)) {
+        // Large filter: buffer the hash.
+        CbfAggState* st = agg_state_of(state_datum);
+        check_same_geometry(fcinfo, st->g);
+        if (!PG_ARGISNULL(1)) {
+            if (st->buffered == kBatch) apply_batch(st);
+            st->batch[st->buffered++] = item_hash(fcinfo, cache, 1, st->g);
+        }
+        PG_RETURN_DATUM(state_datum);
+    }
+    varlena* state;
+    cbf::View view;
     if (PG_ARGISNULL(0)) {
         const cbf::Geometry g = geometry_from_args(fcinfo, 2, 3);
-        st = new_agg_state(aggcontext, g, nullptr);
-    } else if (is_agg_state(PG_GETARG_DATUM(0))) {
-        st = agg_state_of(PG_GETARG_DATUM(0));
-        // Every row must ask for the same filter.
-        const bool same_capacity = !PG_ARGISNULL(2) && static_cast<uint64_t>(PG_GETARG_INT64(2)) == st->g.capacity;
-        const bool same_fpr = PG_NARGS() < 4 ? st->g.fpr == 0.01 : (!PG_ARGISNULL(3) && PG_GETARG_FLOAT8(3) == st->g.fpr);
-        if (!same_capacity || !same_fpr)
-            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                            errmsg("cbf_agg capacity and fpr must be the same for every row of a group")));
+        if (g.counter_bytes() >= kExpandedMinBytes) {
+            CbfAggState* st = new_agg_state(aggcontext, g, nullptr);
+            if (!PG_ARGISNULL(1)) st->batch[st->buffered++] = item_hash(fcinfo, cache, 1, st->g);
+            PG_RETURN_DATUM(EOHPGetRWDatum(&st->hdr));
+        }
+        // In the per-row context: the executor copies a new state into the
+        // aggregate context itself (it does for any changed pointer).
+        state = new_value(g);
+        view = view_of(state);
     } else {
-        // A flat cbf handed back by the executor: continue from a copy of it.
-        auto* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
-        const cbf::View view = view_of(v);
-        st = new_agg_state(aggcontext, view.g, view.counters);
+        // Small filter: the executor's own copy in the aggregate context, updated in place.
+        state = own_state(state_datum);
+        view = flat_state_view(cache, state);
+        check_same_geometry(fcinfo, view.g);
     }
-    if (!PG_ARGISNULL(1)) {
-        if (st->buffered == kBatch) apply_batch(st);
-        st->batch[st->buffered++] = item_hash(fcinfo, cache, 1, st->g);
-    }
-    PG_RETURN_DATUM(EOHPGetRWDatum(&st->hdr));
+    if (!PG_ARGISNULL(1)) cbf::add(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g));
+    PG_RETURN_POINTER(state);
 }
 
 // The state as a plain cbf in the current memory context, buffer applied. The
