@@ -134,7 +134,7 @@ WITH s AS (SELECT (cbf_stats(f) ->> 'hashes')::float8 AS k, (cbf_stats(f) ->> 'c
      e AS (SELECT hits, power(1 - exp(-k * 10000 / m), k) AS p FROM s)
 SELECT hits, round(p * 100000) AS expected, abs(hits - p * 100000) <= 4 * sqrt(100000 * p * (1 - p)) AS within_4_sigma
 FROM e;
--- churn: a window of 2000 live items sliding over 6000 at (4000, 0.001) keeps every live item
+-- churn at (4000, 0.001): 6000 items added, the first 4000 removed again; every live item stays
 CREATE TABLE cbf_churn AS
 SELECT cbf_agg(i, 4000, 0.001) AS f FROM generate_series(1, 6000) i;
 CREATE FUNCTION cbf_remove_range(f cbf, lo int, hi int) RETURNS cbf LANGUAGE plpgsql AS $$
