@@ -88,7 +88,8 @@ FROM (SELECT g, cbf_agg(x, 300000) AS f FROM cbf_items GROUP BY g) per_group;
 SELECT md5(f::bytea) AS huge_digest, cbf_count(f) AS estimate,
        (SELECT count(*) FROM (SELECT DISTINCT x FROM cbf_items) d WHERE cbf_count_of(f, x) = 3) AS count_of_3
 FROM (SELECT cbf_agg(x, 1000000) AS f FROM cbf_items) s;
-SELECT v, cbf_count(cbf_agg(v, 300000) OVER (ORDER BY v)) AS running_count
+SELECT v, cbf_count(cbf_agg(v, 300000) OVER (ORDER BY v)) AS running_count,
+       cbf_count(cbf_agg(v, 300000) OVER (ORDER BY v ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)) AS last_2
 FROM generate_series(1, 4) v ORDER BY v;
 -- per-group filters merged with cbf_union_agg equal the whole-table filter
 SELECT cbf_union_agg(f) = (SELECT by_int FROM cbf_built) AS union_of_groups
