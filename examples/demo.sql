@@ -5,6 +5,56 @@
 SELECT sketch_hash('hello') AS hello,
        sketch_hash(42::int2) = sketch_hash(42::bigint) AS widths_agree;
 
+-- Scene: reservoir sampling. A uniform sample per group in one pass (no sort
+-- of the whole table as with ORDER BY random()), a weighted sample, and
+-- samples stored per day and merged exactly into a sample of the whole week.
+SET sketchshare.seed = 'demo';            -- reproducible (serial plans)
+CREATE TEMP TABLE visits AS
+SELECT i AS visit_id, (ARRAY['fr', 'de', 'jp'])[1 + i % 3] AS country,
+       date '2026-11-23' + (i % 7) AS day, 1 + (i % 100) AS seconds
+FROM generate_series(1, 30000) i;
+SELECT country, reservoir_sample(visit_id, 5) AS sample, count(*) AS visits
+FROM visits GROUP BY country ORDER BY country;
+-- long visits are proportionally more likely: mean of a weighted vs uniform sample
+SELECT (SELECT avg(s) FROM unnest(reservoir_sample(seconds, 1000, seconds)) s) > 60 AS weighted_mean_above_60,
+       (SELECT avg(s) FROM unnest(reservoir_sample(seconds, 1000)) s) < 60 AS uniform_mean_below_60
+FROM visits;
+CREATE TEMP TABLE daily AS SELECT day, reservoir_agg(visit_id, 100) AS r FROM visits GROUP BY day;
+SELECT reservoir_seen(week) AS visits_in_week, reservoir_count(week) AS kept,
+       reservoir_stats(week) ->> 'type' AS item_type
+FROM (SELECT reservoir_union_agg(r) AS week FROM daily) w;
+RESET sketchshare.seed;
+
+-- Scene: counting Bloom filters. Visits over four hours; one cbf per hour
+-- built by cbf_agg, a three-hour window as their union (cbf_union_agg), then
+-- the oldest hour leaves the window: its visits are removed one by one.
+CREATE TABLE demo_visits AS
+SELECT timestamptz '2026-11-30 08:00+00' + ((i - 1) / 500) * interval '1 hour' AS hour,
+       ((i * 7919) % 300)::bigint AS user_id
+FROM generate_series(1, 2000) i;
+CREATE TABLE demo_hourly AS
+SELECT hour, cbf_agg(user_id, 5000) AS f FROM demo_visits GROUP BY hour;
+SELECT hour, cbf_count(f) AS users_estimate, cbf_count_of(f, 42::bigint) AS visits_of_42
+FROM demo_hourly ORDER BY hour;
+CREATE TABLE demo_window AS
+SELECT cbf_union_agg(f) AS f FROM demo_hourly WHERE hour < '2026-11-30 11:00+00';
+SELECT cbf_count_of(f, 42::bigint) AS visits_of_42, cbf_contains(f, 7::bigint) AS seen_7,
+       cbf_stats(f) -> 'saturated' AS saturated_counters FROM demo_window;
+-- the 08:00 hour leaves the window: remove each of its visits
+DO $$
+DECLARE v record;
+BEGIN
+    FOR v IN SELECT user_id FROM demo_visits WHERE hour = '2026-11-30 08:00+00' LOOP
+        UPDATE demo_window SET f = cbf_remove(f, v.user_id);
+    END LOOP;
+END $$;
+-- what is left is exactly the union of 09:00 and 10:00 (no counter reached
+-- 15; a saturated counter would stay stuck, see the README's caveats)
+SELECT f = (SELECT cbf_union_agg(f) FROM demo_hourly
+            WHERE hour IN ('2026-11-30 09:00+00', '2026-11-30 10:00+00')) AS same_as_two_hours,
+       cbf_count_of(f, 42::bigint) AS visits_of_42
+FROM demo_window;
+
 -- Scene: shared objects. Four sessions load overlapping slices of one event
 -- stream at the same time, and every event is loaded once: they all ask one
 -- shared counting filter "has anyone seen this event?".

@@ -1,5 +1,6 @@
 #include "cbf.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -70,8 +71,8 @@ inline unsigned get(const uint8_t* c, uint64_t i) { return (c[i >> 1] >> ((i & 1
 }  // namespace
 
 Geometry geometry_for(int64_t capacity, double fpr, uint64_t max_counters, uint64_t seed) {
-    if (capacity < 1) fail(Errc::invalid_parameter, "capacity must be at least 1 (got %lld)", static_cast<long long>(capacity));
-    if (!(fpr > 0.0 && fpr < 1.0)) fail(Errc::invalid_parameter, "fpr must be strictly between 0 and 1 (got %g)", fpr);
+    if (capacity < 1) fail(Errc::invalid_parameter, "cbf capacity must be at least 1 (got %lld)", static_cast<long long>(capacity));
+    if (!(fpr > 0.0 && fpr < 1.0)) fail(Errc::invalid_parameter, "cbf fpr must be strictly between 0 and 1 (got %g)", fpr);
     if (max_counters > kMaxCounters) max_counters = kMaxCounters;
     Geometry g;
     double k = std::round(-std::log2(fpr));
@@ -97,15 +98,19 @@ Geometry geometry_for(int64_t capacity, double fpr, uint64_t max_counters, uint6
 }
 
 void check_geometry(const Geometry& g, uint64_t max_counters, Errc code) {
-    if (g.scheme != kSchemeXxh3DoubleHash) fail(code, "unknown hash scheme %u", static_cast<unsigned>(g.scheme));
-    if (g.k < kMinHashes || g.k > kMaxHashes) fail(code, "hash count %u is outside 1..32", g.k);
-    if (!is_pow2(g.m)) fail(code, "counter count %llu is not a power of two", static_cast<unsigned long long>(g.m));
-    if (g.m < kMinCounters) fail(code, "counter count %llu is below 64", static_cast<unsigned long long>(g.m));
+    if (g.scheme != kSchemeXxh3DoubleHash)
+        fail(code, "counting Bloom filter has an unknown hash scheme %u", static_cast<unsigned>(g.scheme));
+    if (g.k < kMinHashes || g.k > kMaxHashes) fail(code, "counting Bloom filter has %u hashes, outside 1..32", g.k);
+    if (!is_pow2(g.m))
+        fail(code, "counting Bloom filter has %llu counters, not a power of two", static_cast<unsigned long long>(g.m));
+    if (g.m < kMinCounters)
+        fail(code, "counting Bloom filter has %llu counters, fewer than 64", static_cast<unsigned long long>(g.m));
     if (g.m > max_counters || g.m > kMaxCounters)
-        fail(code, "counter count %llu is above the limit", static_cast<unsigned long long>(g.m));
+        fail(code, "counting Bloom filter has %llu counters, more than the limit of %llu",
+             static_cast<unsigned long long>(g.m), static_cast<unsigned long long>(std::min(max_counters, kMaxCounters)));
     if (g.capacity < 1 || g.capacity > static_cast<uint64_t>(INT64_MAX))
-        fail(code, "capacity %llu is out of range", static_cast<unsigned long long>(g.capacity));
-    if (!(g.fpr > 0.0 && g.fpr < 1.0)) fail(code, "fpr %g is outside (0, 1)", g.fpr);
+        fail(code, "counting Bloom filter has an invalid capacity %llu", static_cast<unsigned long long>(g.capacity));
+    if (!(g.fpr > 0.0 && g.fpr < 1.0)) fail(code, "counting Bloom filter has an invalid fpr %g", g.fpr);
 }
 
 bool add(const Geometry& g, uint8_t* counters, const Hash128& h) {
@@ -119,6 +124,36 @@ bool add(const Geometry& g, uint8_t* counters, const Hash128& h) {
         if (v != kCounterMax) byte = static_cast<uint8_t>(byte + (1u << shift));
     }
     return fresh;
+}
+
+size_t add_many(const Geometry& g, uint8_t* counters, const Hash128* hashes, size_t n) {
+    // Software pipeline: the probes of item i + kAhead are prefetched while
+    // item i is applied, so a large filter's cache misses overlap across items.
+    constexpr size_t kAhead = 4;
+    const uint64_t mask = g.m - 1;
+    size_t fresh_items = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (i + kAhead < n) {
+            const Hash128& next = hashes[i + kAhead];
+            uint64_t p = next.lo;
+            const uint64_t step = next.hi | 1;
+            for (uint32_t j = 0; j < g.k; ++j, p += step) __builtin_prefetch(counters + ((p & mask) >> 1), 1);
+        }
+        const Hash128& h = hashes[i];
+        uint64_t p = h.lo;
+        const uint64_t step = h.hi | 1;
+        bool fresh = false;
+        for (uint32_t j = 0; j < g.k; ++j, p += step) {
+            const uint64_t pos = p & mask;
+            uint8_t& byte = counters[pos >> 1];
+            const unsigned shift = (pos & 1) * 4;
+            const unsigned v = (byte >> shift) & 15u;
+            fresh |= v == 0;
+            if (v != kCounterMax) byte = static_cast<uint8_t>(byte + (1u << shift));
+        }
+        fresh_items += fresh;
+    }
+    return fresh_items;
 }
 
 bool contains(const Geometry& g, const uint8_t* counters, const Hash128& h) {

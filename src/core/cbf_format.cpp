@@ -4,23 +4,34 @@
 
 namespace sketch::cbf {
 
+
 namespace {
 
-void put32(uint8_t* p, uint32_t v) {
-    for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+// Little-endian fields through memcpy: single loads and stores on the usual hosts.
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+inline uint32_t to_le(uint32_t v) { return __builtin_bswap32(v); }
+inline uint64_t to_le(uint64_t v) { return __builtin_bswap64(v); }
+#else
+inline uint32_t to_le(uint32_t v) { return v; }
+inline uint64_t to_le(uint64_t v) { return v; }
+#endif
+inline void put32(uint8_t* p, uint32_t v) {
+    v = to_le(v);
+    std::memcpy(p, &v, 4);
 }
-void put64(uint8_t* p, uint64_t v) {
-    for (int i = 0; i < 8; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+inline void put64(uint8_t* p, uint64_t v) {
+    v = to_le(v);
+    std::memcpy(p, &v, 8);
 }
-uint32_t get32(const uint8_t* p) {
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(p[i]) << (8 * i);
-    return v;
+inline uint32_t get32(const uint8_t* p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return to_le(v);
 }
-uint64_t get64(const uint8_t* p) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
-    return v;
+inline uint64_t get64(const uint8_t* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return to_le(v);
 }
 
 int hex_digit(char c) {
@@ -32,12 +43,12 @@ int hex_digit(char c) {
 
 }  // namespace
 
-void write_header(uint8_t* out, const Geometry& g, uint8_t flags, uint32_t buffered) {
+void write_header(uint8_t* out, const Geometry& g) {
     out[0] = kFormatVersion;
     out[1] = static_cast<uint8_t>(g.k);
     out[2] = g.scheme;
-    out[3] = flags;
-    put32(out + 4, buffered);
+    out[3] = 0;
+    put32(out + 4, 0);
     put64(out + 8, g.m);
     put64(out + 16, g.capacity);
     uint64_t fpr_bits;
@@ -47,7 +58,7 @@ void write_header(uint8_t* out, const Geometry& g, uint8_t flags, uint32_t buffe
     put32(out + 40, 0);
 }
 
-View read_value(uint8_t* data, size_t len, uint64_t max_counters, Errc code, bool allow_buffered) {
+View read_value(uint8_t* data, size_t len, uint64_t max_counters, Errc code) {
     if (len < kHeaderBytes) fail(code, "counting Bloom filter value is %zu bytes, shorter than its %zu-byte header", len, kHeaderBytes);
     if (data[0] != kFormatVersion)
         fail(code, "unsupported counting Bloom filter format version %u (this build reads version %u)",
@@ -55,55 +66,20 @@ View read_value(uint8_t* data, size_t len, uint64_t max_counters, Errc code, boo
     View v;
     v.g.k = data[1];
     v.g.scheme = data[2];
-    v.flags = data[3];
-    v.buffered = get32(data + 4);
     v.g.m = get64(data + 8);
     v.g.capacity = get64(data + 16);
     const uint64_t fpr_bits = get64(data + 24);
     std::memcpy(&v.g.fpr, &fpr_bits, 8);
     v.g.seed = get64(data + 32);
-    if (get32(data + 40) != 0) fail(code, "counting Bloom filter header has nonzero reserved bytes");
+    if (data[3] != 0) fail(code, "counting Bloom filter header has unknown flags 0x%02x", data[3]);
+    if (get32(data + 4) != 0 || get32(data + 40) != 0) fail(code, "counting Bloom filter header has nonzero reserved bytes");
     check_geometry(v.g, max_counters, code);
-    const uint8_t allowed = allow_buffered ? kFlagBuffered : 0;
-    if ((v.flags & ~allowed) != 0) fail(code, "counting Bloom filter header has unknown flags 0x%02x", v.flags);
-    const size_t expected = value_bytes(v.g) + ((v.flags & kFlagBuffered) ? kBufferBytes : 0);
+    const size_t expected = value_bytes(v.g);
     if (len != expected)
         fail(code, "counting Bloom filter value is %zu bytes, but %llu counters need %zu", len,
              static_cast<unsigned long long>(v.g.m), expected);
-    if ((v.flags & kFlagBuffered) ? v.buffered > kBufferSlots : v.buffered != 0)
-        fail(code, "counting Bloom filter header has an invalid buffered hash count %u", v.buffered);
     v.counters = data + kHeaderBytes;
-    v.buffer = (v.flags & kFlagBuffered) ? v.counters + v.g.counter_bytes() : nullptr;
     return v;
-}
-
-void set_buffered(View& v, uint32_t count) {
-    v.buffered = count;
-    put32(v.counters - kHeaderBytes + 4, count);
-}
-
-void push_buffered(View& v, const Hash128& h) {
-    uint8_t* slot = v.buffer + 16 * v.buffered;
-    put64(slot, h.lo);
-    put64(slot + 8, h.hi);
-    set_buffered(v, v.buffered + 1);
-}
-
-void flush_buffered(View& v) {
-    if (v.buffered == 0) return;
-    // Prefetch a few items ahead so their probes' cache misses overlap.
-    constexpr uint32_t kAhead = 8;
-    const uint64_t mask = v.g.m - 1;
-    for (uint32_t i = 0; i < v.buffered; ++i) {
-        if (i + kAhead < v.buffered) {
-            const Hash128 next = buffered_hash(v, i + kAhead);
-            uint64_t p = next.lo;
-            const uint64_t step = next.hi | 1;
-            for (uint32_t j = 0; j < v.g.k; ++j, p += step) __builtin_prefetch(v.counters + ((p & mask) >> 1), 1);
-        }
-        add(v.g, v.counters, buffered_hash(v, i));
-    }
-    set_buffered(v, 0);
 }
 
 size_t hex_text_bytes(size_t value_len) { return 2 + 2 * value_len; }

@@ -1,6 +1,24 @@
-// The extension's module: the magic block PostgreSQL checks on load.
+// The extension's module: the magic block PostgreSQL checks on load, and the
+// settings (GUCs) defined when the library is loaded.
+#include "module.hpp"
+
 #include "pg.hpp"
 
 extern "C" {
+#include "utils/guc.h"
+
 PG_MODULE_MAGIC;
+void _PG_init(void);
+}
+
+namespace sketch_pg {
+char* seed_setting = nullptr;
+}
+
+void _PG_init(void) {
+    DefineCustomStringVariable("sketchshare.seed", "Seed for random sampling (reservoir_sample and friends).",
+                               "Empty (the default): seeded from a strong random source. Any other string: the "
+                               "same query over the same rows in a serial plan returns the same sample.",
+                               &sketch_pg::seed_setting, "", PGC_USERSET, 0, nullptr, nullptr, nullptr);
+    MarkGUCPrefixReserved("sketchshare");
 }

@@ -255,6 +255,19 @@ TEST(CbfMerge, GeometryMustMatchToMerge) {
     EXPECT_FALSE(geometry_for(1000, 0.01, kMaxCounters, 0).compatible(geometry_for(1000, 0.01, kMaxCounters, 1)));
 }
 
+TEST(CbfOps, AddManyEqualsAddOneByOne) {
+    Filter one(3000, 0.01), many(3000, 0.01);
+    std::vector<Hash128> hs;
+    for (int64_t i = 0; i < 5000; ++i) hs.push_back(item(i % 2500));
+    size_t fresh = 0;
+    for (const Hash128& h : hs) fresh += one.add(h);
+    EXPECT_EQ(add_many(many.g, many.c.data(), hs.data(), 0), 0u);
+    EXPECT_EQ(add_many(many.g, many.c.data(), hs.data(), 3), 3u);
+    EXPECT_EQ(add_many(many.g, many.c.data(), hs.data() + 3, hs.size() - 3) + 3, fresh);
+    EXPECT_EQ(one.c, many.c);
+    EXPECT_LE(fresh, 2500u);  // the second pass over the same items is never new
+}
+
 TEST(CbfOps, ClearEmptiesTheFilter) {
     Filter f(1000, 0.01);
     for (int64_t i = 0; i < 100; ++i) f.add(item(i));
@@ -385,9 +398,9 @@ std::vector<uint8_t> make_value(const Geometry& g) {
     return v;
 }
 
-Errc read_code(std::vector<uint8_t> v, bool allow_buffered = false) {
+Errc read_code(std::vector<uint8_t> v) {
     try {
-        read_value(v.data(), v.size(), kMaxCounters, Errc::corrupted, allow_buffered);
+        read_value(v.data(), v.size(), kMaxCounters, Errc::corrupted);
     } catch (const Error& e) {
         return e.code();
     }
@@ -405,7 +418,6 @@ TEST(CbfFormat, RoundTripsTheHeader) {
     EXPECT_EQ(view.g.fpr, 0.01);
     EXPECT_EQ(view.g.seed, 99u);
     EXPECT_EQ(view.counters, v.data() + 44);
-    EXPECT_EQ(view.buffered, 0u);
     // little-endian fields at fixed offsets
     EXPECT_EQ(v[0], 1);
     EXPECT_EQ(v[1], 7);
@@ -432,9 +444,8 @@ TEST(CbfFormat, RejectsEveryKindOfDamage) {
     EXPECT_EQ(read_code(with(1, 0)), Errc::corrupted);     // k = 0
     EXPECT_EQ(read_code(with(1, 33)), Errc::corrupted);    // k = 33
     EXPECT_EQ(read_code(with(2, 7)), Errc::corrupted);     // scheme
-    EXPECT_EQ(read_code(with(3, 1)), Errc::corrupted);     // buffered flag outside an aggregate
-    EXPECT_EQ(read_code(with(3, 4)), Errc::corrupted);     // unknown flag
-    EXPECT_EQ(read_code(with(4, 1)), Errc::corrupted);     // buffered count without a buffer
+    EXPECT_EQ(read_code(with(3, 1)), Errc::corrupted);     // unknown flag
+    EXPECT_EQ(read_code(with(4, 1)), Errc::corrupted);     // reserved
     EXPECT_EQ(read_code(with(9, 0x41)), Errc::corrupted);  // m not a power of two
     std::vector<uint8_t> zero_capacity = with(16, 0);
     zero_capacity[17] = 0;                                 // 1000 = 0x03e8: both bytes zeroed
@@ -442,27 +453,6 @@ TEST(CbfFormat, RejectsEveryKindOfDamage) {
     EXPECT_EQ(read_code(with(23, 0x80)), Errc::corrupted); // capacity above INT64_MAX
     EXPECT_EQ(read_code(with(31, 0x7f)), Errc::corrupted); // fpr's exponent: NaN
     EXPECT_EQ(read_code(with(40, 1)), Errc::corrupted);    // reserved
-}
-
-TEST(CbfFormat, BufferedStatesFlushToTheSameCounters) {
-    const Geometry g = geometry_for(5000, 0.01);
-    std::vector<uint8_t> v(value_bytes(g) + kBufferBytes, 0);
-    write_header(v.data(), g, kFlagBuffered, 0);
-    View view = read_value(v.data(), v.size(), kMaxCounters, Errc::corrupted, true);
-    std::vector<uint8_t> direct(g.counter_bytes(), 0);
-    for (int64_t i = 0; i < 3000; ++i) {
-        if (view.buffered == kBufferSlots) flush_buffered(view);
-        push_buffered(view, item(i % 1000));
-        add(g, direct.data(), item(i % 1000));
-    }
-    EXPECT_GT(view.buffered, 0u);
-    View reread = read_value(v.data(), v.size(), kMaxCounters, Errc::corrupted, true);
-    EXPECT_EQ(reread.buffered, view.buffered);
-    EXPECT_EQ(buffered_hash(reread, 0), buffered_hash(view, 0));
-    flush_buffered(view);
-    EXPECT_EQ(view.buffered, 0u);
-    EXPECT_EQ(std::memcmp(view.counters, direct.data(), direct.size()), 0);
-    EXPECT_EQ(read_value(v.data(), v.size(), kMaxCounters, Errc::corrupted, true).buffered, 0u);
 }
 
 TEST(CbfFormat, HexText) {

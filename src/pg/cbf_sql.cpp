@@ -1,0 +1,482 @@
+// The SQL type `cbf`: a counting Bloom filter as a value. Its payload is the
+// byte form of src/core/cbf_format.hpp, so send/recv and the bytea casts copy
+// bytes and the text form is those bytes in hex.
+//
+// Aggregates keep a `cbf` (a real type, so Citus can split them) as their
+// transition value and update it in place. For a filter of 256 KiB of
+// counters or more, cbf_agg's state is a read/write expanded object
+// (utils/expandeddatum.h) owned by the aggregate context: the executor keeps
+// it without copying, the counters sit in memory allocated for them (huge
+// pages when large), and a buffer of item hashes is applied 256 at a time
+// with prefetching. Whenever the state leaves the aggregate (the final
+// function, a partial result sent by a parallel worker, any output) it is
+// flattened into an ordinary cbf value, buffer applied. Smaller filters, the
+// state of cbf_union_agg, and cbf_agg's in the combine step are flat cbf
+// values that AggCheckCallContext lets us modify in place.
+#include <cmath>
+#include <cstdio>
+
+#include "../core/cbf.hpp"
+#include "../core/cbf_format.hpp"
+#include "guard.hpp"
+#include "item_hash.hpp"
+
+#include <sys/mman.h>
+
+extern "C" {
+#include "access/detoast.h"
+#include "libpq/pqformat.h"
+#include "utils/expandeddatum.h"
+#include "utils/float.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+}
+
+namespace {
+
+namespace cbf = sketch::cbf;
+
+// Values stay below 2^29 counters (256 MiB of counters), so that every value
+// also fits its text form (twice its size) within PostgreSQL's 1 GB limit.
+constexpr uint64_t kValueMaxCounters = uint64_t(1) << 29;
+
+uint8_t* payload(varlena* v) { return reinterpret_cast<uint8_t*>(VARDATA(v)); }
+size_t payload_len(const varlena* v) { return VARSIZE(v) - VARHDRSZ; }
+
+// Parses a detoasted (4-byte header) value; code is the SQLSTATE class of a failure.
+cbf::View view_of(varlena* v, sketch::Errc code = sketch::Errc::corrupted) {
+    return sketch_pg::guarded([&] { return cbf::read_value(payload(v), payload_len(v), kValueMaxCounters, code); });
+}
+
+// A fresh, zeroed value (palloc'd in the current context) for geometry g.
+varlena* new_value(const cbf::Geometry& g) {
+    const size_t len = VARHDRSZ + cbf::value_bytes(g);
+    auto* v = static_cast<varlena*>(palloc0(len));
+    SET_VARSIZE(v, len);
+    cbf::write_header(payload(v), g);
+    return v;
+}
+
+// Memory for `bytes` bytes in cxt whose counters, `offset` bytes in, start on
+// a 2 MiB boundary and are advised into transparent huge pages before they are
+// first touched, when there are 4 MiB or more of them: every probe of a large
+// filter lands on its own page, and with 4 KiB pages each one is a TLB miss
+// (bench/core/cbf_bench.cpp compares both).
+uint8_t* alloc_for_counters(MemoryContext cxt, size_t bytes, size_t offset, size_t counter_bytes) {
+    constexpr size_t kHuge = size_t(2) << 20;
+    if (counter_bytes < 2 * kHuge) return static_cast<uint8_t*>(MemoryContextAlloc(cxt, bytes));
+    auto* raw = static_cast<uint8_t*>(MemoryContextAlloc(cxt, bytes + kHuge));
+    const uintptr_t counters_at = (reinterpret_cast<uintptr_t>(raw) + offset + kHuge - 1) & ~static_cast<uintptr_t>(kHuge - 1);
+#ifdef MADV_HUGEPAGE
+    (void)madvise(reinterpret_cast<void*>(counters_at), counter_bytes & ~(kHuge - 1), MADV_HUGEPAGE);  // a hint only
+#endif
+    return reinterpret_cast<uint8_t*>(counters_at) - offset;
+}
+
+// ---- cbf_agg's transition state: an expanded object ----
+
+constexpr uint32_t kBatch = 256;  // item hashes buffered before they are applied
+
+struct CbfAggState {
+    ExpandedObjectHeader hdr;
+    cbf::Geometry g;
+    uint8_t* value;     // the byte form: header, then counters
+    uint32_t buffered;
+    sketch::Hash128 batch[kBatch];
+};
+
+void apply_batch(CbfAggState* st) {
+    if (st->buffered == 0) return;
+    cbf::add_many(st->g, st->value + cbf::kHeaderBytes, st->batch, st->buffered);
+    st->buffered = 0;
+}
+
+Size agg_state_flat_size(ExpandedObjectHeader* eohptr) {
+    auto* st = reinterpret_cast<CbfAggState*>(eohptr);
+    return VARHDRSZ + cbf::value_bytes(st->g);
+}
+
+void agg_state_flatten(ExpandedObjectHeader* eohptr, void* result, Size allocated_size) {
+    auto* st = reinterpret_cast<CbfAggState*>(eohptr);
+    apply_batch(st);  // changes nothing the value means, only where the hashes are
+    auto* v = static_cast<varlena*>(result);
+    SET_VARSIZE(v, allocated_size);
+    memcpy(payload(v), st->value, cbf::value_bytes(st->g));
+}
+
+const ExpandedObjectMethods kAggStateMethods = {agg_state_flat_size, agg_state_flatten};
+
+bool is_agg_state(Datum d) {
+    return VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)) && DatumGetEOHP(d)->eoh_methods == &kAggStateMethods;
+}
+
+CbfAggState* agg_state_of(Datum d) { return reinterpret_cast<CbfAggState*>(DatumGetEOHP(d)); }
+
+// A new state for geometry g, in a child of the aggregate context (which is
+// what lets the executor keep it without a copy).
+CbfAggState* new_agg_state(MemoryContext aggcontext, const cbf::Geometry& g, const uint8_t* counters) {
+    MemoryContext objcxt = AllocSetContextCreate(aggcontext, "cbf_agg state", ALLOCSET_SMALL_SIZES);
+    auto* st = static_cast<CbfAggState*>(MemoryContextAlloc(objcxt, sizeof(CbfAggState)));
+    EOH_init_header(&st->hdr, &kAggStateMethods, objcxt);
+    st->g = g;
+    st->buffered = 0;
+    st->value = alloc_for_counters(objcxt, cbf::value_bytes(g), cbf::kHeaderBytes, g.counter_bytes());
+    cbf::write_header(st->value, g);
+    if (counters != nullptr)
+        memcpy(st->value + cbf::kHeaderBytes, counters, g.counter_bytes());
+    else
+        memset(st->value + cbf::kHeaderBytes, 0, g.counter_bytes());
+    return st;
+}
+
+cbf::Geometry geometry_from_args(FunctionCallInfo fcinfo, int capacity_arg, int fpr_arg) {
+    if (PG_ARGISNULL(capacity_arg))
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("cbf capacity must not be null")));
+    const int64 capacity = PG_GETARG_INT64(capacity_arg);
+    double fpr = 0.01;
+    if (fpr_arg < PG_NARGS()) {
+        if (PG_ARGISNULL(fpr_arg))
+            ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("cbf fpr must not be null")));
+        fpr = PG_GETARG_FLOAT8(fpr_arg);
+    }
+    return sketch_pg::guarded([&] { return cbf::geometry_for(capacity, fpr, kValueMaxCounters); });
+}
+
+// Per-call cache in fn_extra: the item hasher and, for read-only functions,
+// the last detoasted out-of-line filter (keyed by its TOAST pointer), so that
+// `cbf_contains((SELECT f FROM filters), x)` fetches the filter once per query
+// rather than once per row.
+struct CallCache {
+    sketch_pg::ItemHasher hasher;
+    bool hasher_ready;
+    Oid toastrelid;
+    Oid valueid;
+    varlena* flat;
+    cbf::View view;
+    // cbf_agg_trans on a flat state: the state seen last and its header.
+    varlena* state;
+    uint32 state_size;
+    uint8_t state_header[cbf::kHeaderBytes];
+    cbf::View state_view;
+};
+
+CallCache* call_cache(FunctionCallInfo fcinfo, int item_arg) {
+    auto* cache = static_cast<CallCache*>(fcinfo->flinfo->fn_extra);
+    if (cache == nullptr) {
+        cache = static_cast<CallCache*>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallCache)));
+        fcinfo->flinfo->fn_extra = cache;
+    }
+    if (item_arg >= 0 && !cache->hasher_ready) {
+        sketch_pg::item_hasher_init(&cache->hasher, get_fn_expr_argtype(fcinfo->flinfo, item_arg), fcinfo->flinfo->fn_mcxt);
+        cache->hasher_ready = true;
+    }
+    return cache;
+}
+
+// The filter argument for reading only.
+cbf::View read_arg(FunctionCallInfo fcinfo, int argno, CallCache* cache) {
+    auto* raw = reinterpret_cast<varlena*>(DatumGetPointer(PG_GETARG_DATUM(argno)));
+    if (cache != nullptr && VARATT_IS_EXTERNAL_ONDISK(raw)) {
+        struct varatt_external pointer;
+        VARATT_EXTERNAL_GET_POINTER(pointer, raw);
+        if (cache->flat == nullptr || cache->valueid != pointer.va_valueid || cache->toastrelid != pointer.va_toastrelid) {
+            if (cache->flat != nullptr) pfree(cache->flat);
+            cache->flat = nullptr;
+            MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+            varlena* flat = detoast_attr(raw);
+            MemoryContextSwitchTo(old);
+            cache->view = view_of(flat);
+            cache->flat = flat;
+            cache->valueid = pointer.va_valueid;
+            cache->toastrelid = pointer.va_toastrelid;
+        }
+        return cache->view;
+    }
+    return view_of(reinterpret_cast<varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(argno))));
+}
+
+// The filter argument as a fresh copy to modify and return.
+varlena* copy_arg(FunctionCallInfo fcinfo, int argno, cbf::View* view) {
+    varlena* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(argno)));
+    *view = view_of(v);
+    return v;
+}
+
+sketch::Hash128 item_hash(FunctionCallInfo fcinfo, CallCache* cache, int argno, const cbf::Geometry& g) {
+    return sketch_pg::hash_item(&cache->hasher, PG_GETARG_DATUM(argno), g.seed);
+}
+
+[[noreturn]] void geometry_mismatch(const cbf::Geometry& a, const cbf::Geometry& b) {
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("cbf geometry mismatch: cannot merge a filter of %llu counters and %u hashes with one of %llu "
+                           "counters and %u hashes",
+                           static_cast<unsigned long long>(a.m), a.k, static_cast<unsigned long long>(b.m), b.k),
+                    errhint("Only filters created with the same capacity and fpr can be merged.")));
+    pg_unreachable();
+}
+
+MemoryContext require_aggregate(FunctionCallInfo fcinfo, const char* name) {
+    MemoryContext aggcontext;
+    if (!AggCheckCallContext(fcinfo, &aggcontext))
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("%s may only be called as part of an aggregate", name)));
+    return aggcontext;
+}
+
+// The transition value, writable in place: the executor's own 4-byte-header
+// copy when it is one; otherwise (the first input of cbf_union_agg may be a
+// TOAST pointer or short-header value) a plain copy the executor then adopts.
+varlena* own_state(Datum d) {
+    auto* v = reinterpret_cast<varlena*>(DatumGetPointer(d));
+    if (VARATT_IS_4B_U(v)) return v;
+    return reinterpret_cast<varlena*>(PG_DETOAST_DATUM_COPY(d));
+}
+
+}  // namespace
+
+// ---- type I/O ----
+
+SKETCH_FUNCTION(cbf_in) {
+    const char* text = PG_GETARG_CSTRING(0);
+    const size_t text_len = strlen(text);
+    const size_t len = sketch_pg::guarded([&] { return cbf::hex_decoded_bytes(text, text_len); });
+    auto* v = static_cast<varlena*>(palloc(VARHDRSZ + len));
+    SET_VARSIZE(v, VARHDRSZ + len);
+    sketch_pg::guarded([&] { cbf::read_hex(text, text_len, payload(v)); });
+    view_of(v, sketch::Errc::invalid_text);
+    PG_RETURN_POINTER(v);
+}
+
+SKETCH_FUNCTION(cbf_out) {
+    auto* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
+    const cbf::View view = view_of(v);
+    const size_t len = cbf::value_bytes(view.g);
+    char* out = static_cast<char*>(palloc(cbf::hex_text_bytes(len) + 1));
+    cbf::write_hex(payload(v), len, out);
+    PG_RETURN_CSTRING(out);
+}
+
+SKETCH_FUNCTION(cbf_recv) {
+    StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
+    const int len = buf->len - buf->cursor;
+    auto* v = static_cast<varlena*>(palloc(VARHDRSZ + len));
+    SET_VARSIZE(v, VARHDRSZ + len);
+    pq_copymsgbytes(buf, reinterpret_cast<char*>(payload(v)), len);
+    view_of(v, sketch::Errc::corrupted);
+    PG_RETURN_POINTER(v);
+}
+
+SKETCH_FUNCTION(cbf_send) {
+    auto* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
+    const cbf::View view = view_of(v);
+    StringInfoData buf;
+    pq_begintypsend(&buf);
+    pq_sendbytes(&buf, reinterpret_cast<const char*>(payload(v)), static_cast<int>(cbf::value_bytes(view.g)));
+    PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+// bytea -> cbf: the same bytes, validated (cbf -> bytea needs no function).
+SKETCH_FUNCTION(cbf_from_bytea) {
+    auto* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0)));
+    view_of(v, sketch::Errc::corrupted);
+    PG_RETURN_POINTER(v);
+}
+
+// ---- functions ----
+
+SKETCH_FUNCTION(cbf_empty) {
+    const cbf::Geometry g = geometry_from_args(fcinfo, 0, 1);
+    PG_RETURN_POINTER(new_value(g));
+}
+
+SKETCH_FUNCTION(cbf_add) {
+    CallCache* cache = call_cache(fcinfo, 1);
+    cbf::View view;
+    varlena* v = copy_arg(fcinfo, 0, &view);
+    cbf::add(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g));
+    PG_RETURN_POINTER(v);
+}
+
+SKETCH_FUNCTION(cbf_remove) {
+    CallCache* cache = call_cache(fcinfo, 1);
+    cbf::View view;
+    varlena* v = copy_arg(fcinfo, 0, &view);
+    cbf::remove(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g));
+    PG_RETURN_POINTER(v);
+}
+
+SKETCH_FUNCTION(cbf_contains) {
+    CallCache* cache = call_cache(fcinfo, 1);
+    const cbf::View view = read_arg(fcinfo, 0, cache);
+    PG_RETURN_BOOL(cbf::contains(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g)));
+}
+
+SKETCH_FUNCTION(cbf_count_of) {
+    CallCache* cache = call_cache(fcinfo, 1);
+    const cbf::View view = read_arg(fcinfo, 0, cache);
+    PG_RETURN_INT32(static_cast<int32>(cbf::count_of(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g))));
+}
+
+SKETCH_FUNCTION(cbf_count) {
+    const cbf::View view = read_arg(fcinfo, 0, call_cache(fcinfo, -1));
+    const double estimate = cbf::estimate_count(view.g, cbf::counters_set(view.g, view.counters));
+    PG_RETURN_INT64(static_cast<int64>(std::llround(estimate)));
+}
+
+SKETCH_FUNCTION(cbf_merge) {
+    cbf::View left;
+    varlena* v = copy_arg(fcinfo, 0, &left);
+    const cbf::View right = read_arg(fcinfo, 1, nullptr);
+    if (!left.g.compatible(right.g)) geometry_mismatch(left.g, right.g);
+    cbf::merge(left.g, left.counters, right.counters);
+    PG_RETURN_POINTER(v);
+}
+
+SKETCH_FUNCTION(cbf_eq) {
+    auto* a = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)));
+    auto* b = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1)));
+    const size_t len = VARSIZE_ANY_EXHDR(a);
+    PG_RETURN_BOOL(len == VARSIZE_ANY_EXHDR(b) && memcmp(VARDATA_ANY(a), VARDATA_ANY(b), len) == 0);
+}
+
+SKETCH_FUNCTION(cbf_ne) {
+    auto* a = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)));
+    auto* b = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1)));
+    const size_t len = VARSIZE_ANY_EXHDR(a);
+    PG_RETURN_BOOL(!(len == VARSIZE_ANY_EXHDR(b) && memcmp(VARDATA_ANY(a), VARDATA_ANY(b), len) == 0));
+}
+
+SKETCH_FUNCTION(cbf_stats) {
+    const cbf::View view = read_arg(fcinfo, 0, call_cache(fcinfo, -1));
+    const uint64_t set = cbf::counters_set(view.g, view.counters);
+    const uint64_t saturated = cbf::counters_saturated(view.g, view.counters);
+    const double estimate = cbf::estimate_count(view.g, set);
+    char* fpr = float8out_internal(view.g.fpr);
+    char* fill = float8out_internal(static_cast<double>(set) / static_cast<double>(view.g.m));
+    char* json = psprintf(
+        "{\"capacity\": %llu, \"fp_rate\": %s, \"counters\": %llu, \"hashes\": %u, \"counters_set\": %llu, "
+        "\"count\": %lld, \"fill_ratio\": %s, \"saturated\": %llu, \"bytes\": %zu}",
+        static_cast<unsigned long long>(view.g.capacity), fpr, static_cast<unsigned long long>(view.g.m), view.g.k,
+        static_cast<unsigned long long>(set), static_cast<long long>(std::llround(estimate)), fill,
+        static_cast<unsigned long long>(saturated), cbf::value_bytes(view.g));
+    PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
+}
+
+// ---- aggregates ----
+
+namespace {
+
+// Filters with fewer counter bytes than this stay flat in the aggregate: they
+// fit the caches, so batching gains nothing, and a flat state costs no more
+// memory than the value (many small groups stay small).
+constexpr size_t kExpandedMinBytes = size_t(256) << 10;
+
+// The per-row checks of a flat state: the header is validated once per state,
+// then only compared.
+cbf::View flat_state_view(CallCache* cache, varlena* state) {
+    const uint8_t* header = payload(state);
+    if (state == cache->state && VARSIZE(state) == cache->state_size &&
+        memcmp(header, cache->state_header, cbf::kHeaderBytes) == 0)
+        return cache->state_view;
+    const cbf::View view = view_of(state);
+    cache->state = state;
+    cache->state_size = VARSIZE(state);
+    memcpy(cache->state_header, header, cbf::kHeaderBytes);
+    cache->state_view = view;
+    return view;
+}
+
+void check_same_geometry(FunctionCallInfo fcinfo, const cbf::Geometry& g) {
+    const bool same_capacity = !PG_ARGISNULL(2) && static_cast<uint64_t>(PG_GETARG_INT64(2)) == g.capacity;
+    const bool same_fpr = PG_NARGS() < 4 ? g.fpr == 0.01 : (!PG_ARGISNULL(3) && PG_GETARG_FLOAT8(3) == g.fpr);
+    if (!same_capacity || !same_fpr)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("cbf_agg capacity and fpr must be the same for every row of a group")));
+}
+
+}  // namespace
+
+// cbf_agg(item, capacity [, fpr]): not strict, so that the first row can
+// create the state from capacity and fpr. NULL items are skipped.
+SKETCH_FUNCTION(cbf_agg_trans) {
+    MemoryContext aggcontext = require_aggregate(fcinfo, "cbf_agg_trans");
+    CallCache* cache = call_cache(fcinfo, 1);
+    const Datum state_datum = PG_GETARG_DATUM(0);
+    if (!PG_ARGISNULL(0) && is_agg_state(state_datum)) {
+        // Large filter: buffer the hash.
+        CbfAggState* st = agg_state_of(state_datum);
+        check_same_geometry(fcinfo, st->g);
+        if (!PG_ARGISNULL(1)) {
+            if (st->buffered == kBatch) apply_batch(st);
+            st->batch[st->buffered++] = item_hash(fcinfo, cache, 1, st->g);
+        }
+        PG_RETURN_DATUM(state_datum);
+    }
+    varlena* state;
+    cbf::View view;
+    if (PG_ARGISNULL(0)) {
+        const cbf::Geometry g = geometry_from_args(fcinfo, 2, 3);
+        if (g.counter_bytes() >= kExpandedMinBytes) {
+            CbfAggState* st = new_agg_state(aggcontext, g, nullptr);
+            if (!PG_ARGISNULL(1)) st->batch[st->buffered++] = item_hash(fcinfo, cache, 1, st->g);
+            PG_RETURN_DATUM(EOHPGetRWDatum(&st->hdr));
+        }
+        // In the per-row context: the executor copies a new state into the
+        // aggregate context itself (it does for any changed pointer).
+        state = new_value(g);
+        view = view_of(state);
+    } else {
+        // Small filter: the executor's own copy in the aggregate context, updated in place.
+        state = own_state(state_datum);
+        view = flat_state_view(cache, state);
+        check_same_geometry(fcinfo, view.g);
+    }
+    if (!PG_ARGISNULL(1)) cbf::add(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g));
+    PG_RETURN_POINTER(state);
+}
+
+// The state as a plain cbf in the current memory context, buffer applied. The
+// state itself stays usable: a window aggregate may keep advancing it.
+SKETCH_FUNCTION(cbf_agg_final) {
+    require_aggregate(fcinfo, "cbf_agg_final");
+    if (!is_agg_state(PG_GETARG_DATUM(0))) PG_RETURN_DATUM(PG_GETARG_DATUM(0));  // already flat (after combine)
+    CbfAggState* st = agg_state_of(PG_GETARG_DATUM(0));
+    const Size size = agg_state_flat_size(&st->hdr);
+    void* flat = palloc(size);
+    agg_state_flatten(&st->hdr, flat, size);
+    PG_RETURN_POINTER(flat);
+}
+
+// Combine function of cbf_agg, and transition and combine function of
+// cbf_union_agg: counter-wise saturating merge into the first argument.
+SKETCH_FUNCTION(cbf_agg_combine) {
+    MemoryContext aggcontext = require_aggregate(fcinfo, "cbf_agg_combine");
+    (void)aggcontext;
+    uint8_t* into_counters;
+    cbf::Geometry into_g;
+    Datum result;
+    if (is_agg_state(PG_GETARG_DATUM(0))) {
+        CbfAggState* st = agg_state_of(PG_GETARG_DATUM(0));
+        into_g = st->g;
+        into_counters = st->value + cbf::kHeaderBytes;
+        result = PG_GETARG_DATUM(0);
+    } else {
+        varlena* state = own_state(PG_GETARG_DATUM(0));
+        const cbf::View into = view_of(state);
+        into_g = into.g;
+        into_counters = into.counters;
+        result = PointerGetDatum(state);
+    }
+    const Datum other_datum = PG_GETARG_DATUM(1);
+    if (is_agg_state(other_datum)) {
+        CbfAggState* other = agg_state_of(other_datum);
+        if (!into_g.compatible(other->g)) geometry_mismatch(into_g, other->g);
+        apply_batch(other);
+        cbf::merge(into_g, into_counters, other->value + cbf::kHeaderBytes);
+    } else {
+        auto* other = reinterpret_cast<varlena*>(PG_DETOAST_DATUM(other_datum));
+        const cbf::View from = view_of(other);
+        if (!into_g.compatible(from.g)) geometry_mismatch(into_g, from.g);
+        cbf::merge(into_g, into_counters, from.counters);
+    }
+    PG_RETURN_DATUM(result);
+}

@@ -1,0 +1,158 @@
+
+-- ==== counting Bloom filters: the value type cbf ====
+
+CREATE TYPE cbf;
+
+CREATE FUNCTION cbf_in(cstring) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cbf_out(cbf) RETURNS cstring
+AS 'MODULE_PATHNAME', 'cbf_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cbf_recv(internal) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cbf_send(cbf) RETURNS bytea
+AS 'MODULE_PATHNAME', 'cbf_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE cbf (
+    INPUT = cbf_in,
+    OUTPUT = cbf_out,
+    RECEIVE = cbf_recv,
+    SEND = cbf_send,
+    INTERNALLENGTH = VARIABLE,
+    STORAGE = extended
+);
+COMMENT ON TYPE cbf IS
+'counting Bloom filter: m 4-bit counters saturating at 15 and k probes per item; membership with remove and count_of';
+COMMENT ON FUNCTION cbf_in(cstring) IS 'text input of cbf: \x followed by the hex of its byte form';
+COMMENT ON FUNCTION cbf_out(cbf) IS 'text output of cbf: \x followed by the hex of its byte form';
+COMMENT ON FUNCTION cbf_recv(internal) IS 'binary input of cbf: its byte form, validated';
+COMMENT ON FUNCTION cbf_send(cbf) IS 'binary output of cbf: its byte form';
+
+CREATE FUNCTION cbf(bytea) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_from_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf(bytea) IS 'the cbf whose byte form is the bytea (validated); also the bytea::cbf cast';
+CREATE CAST (bytea AS cbf) WITH FUNCTION cbf(bytea);
+CREATE CAST (cbf AS bytea) WITHOUT FUNCTION;
+COMMENT ON CAST (bytea AS cbf) IS 'validates the bytes as the byte form of a cbf';
+COMMENT ON CAST (cbf AS bytea) IS 'the byte form of a cbf (header and packed counters)';
+
+CREATE FUNCTION cbf_empty(capacity bigint, fpr float8 DEFAULT 0.01) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_empty(bigint, float8) IS
+'an empty counting Bloom filter sized for capacity items at false-positive rate fpr: k = round(-log2 fpr), m = next_pow2(capacity * k / ln 2) counters';
+
+-- Each function taking an item has a text twin so that untyped literals work.
+CREATE FUNCTION cbf_add(filter cbf, item anyelement) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_add' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cbf_add(filter cbf, item text) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_add' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_add(cbf, anyelement) IS 'the filter with item added: its k counters incremented, saturating at 15';
+COMMENT ON FUNCTION cbf_add(cbf, text) IS 'the filter with a text item (or untyped literal) added';
+
+CREATE FUNCTION cbf_remove(filter cbf, item anyelement) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_remove' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cbf_remove(filter cbf, item text) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_remove' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_remove(cbf, anyelement) IS
+'the filter with one occurrence of item removed if it is present (counters at 15 stay); unchanged otherwise';
+COMMENT ON FUNCTION cbf_remove(cbf, text) IS 'cbf_remove for a text item (or untyped literal)';
+
+CREATE FUNCTION cbf_contains(filter cbf, item anyelement) RETURNS bool
+AS 'MODULE_PATHNAME', 'cbf_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cbf_contains(filter cbf, item text) RETURNS bool
+AS 'MODULE_PATHNAME', 'cbf_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_contains(cbf, anyelement) IS
+'true if item is probably present (all k counters nonzero), false if it is definitely absent';
+COMMENT ON FUNCTION cbf_contains(cbf, text) IS 'cbf_contains for a text item (or untyped literal)';
+
+CREATE FUNCTION cbf_count_of(filter cbf, item anyelement) RETURNS int
+AS 'MODULE_PATHNAME', 'cbf_count_of' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cbf_count_of(filter cbf, item text) RETURNS int
+AS 'MODULE_PATHNAME', 'cbf_count_of' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_count_of(cbf, anyelement) IS
+'how many times item is stored, 0..15: the least of its k counters (never less than the truth below 15; 15 means 15 or more)';
+COMMENT ON FUNCTION cbf_count_of(cbf, text) IS 'cbf_count_of for a text item (or untyped literal)';
+
+CREATE FUNCTION cbf_count(filter cbf) RETURNS bigint
+AS 'MODULE_PATHNAME', 'cbf_count' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_count(cbf) IS
+'estimated number of distinct items present: -(m/k) ln(1 - X/m) with X nonzero counters; capacity when every counter is set';
+
+CREATE FUNCTION cbf_merge(a cbf, b cbf) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_merge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_merge(cbf, cbf) IS
+'counter-wise saturating sum of two filters of the same geometry (m and k); keeps the capacity and fpr of a';
+
+CREATE FUNCTION cbf_stats(filter cbf) RETURNS jsonb
+AS 'MODULE_PATHNAME', 'cbf_stats' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_stats(cbf) IS
+'capacity, fp_rate, counters (m), hashes (k), counters_set, count, fill_ratio, saturated (counters at 15) and bytes of a filter';
+
+CREATE FUNCTION cbf_eq(cbf, cbf) RETURNS bool
+AS 'MODULE_PATHNAME', 'cbf_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_eq(cbf, cbf) IS 'same geometry, capacity, fpr and counters';
+CREATE FUNCTION cbf_ne(cbf, cbf) RETURNS bool
+AS 'MODULE_PATHNAME', 'cbf_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_ne(cbf, cbf) IS 'not cbf_eq';
+
+CREATE OPERATOR @> (LEFTARG = cbf, RIGHTARG = anyelement, FUNCTION = cbf_contains);
+CREATE OPERATOR @> (LEFTARG = cbf, RIGHTARG = text, FUNCTION = cbf_contains);
+COMMENT ON OPERATOR @> (cbf, anyelement) IS 'cbf_contains: the filter probably contains the item';
+COMMENT ON OPERATOR @> (cbf, text) IS 'cbf_contains for a text item (or untyped literal)';
+CREATE OPERATOR + (LEFTARG = cbf, RIGHTARG = cbf, FUNCTION = cbf_merge);
+COMMENT ON OPERATOR + (cbf, cbf) IS 'cbf_merge: counter-wise saturating sum';
+CREATE OPERATOR = (LEFTARG = cbf, RIGHTARG = cbf, FUNCTION = cbf_eq, COMMUTATOR = =, NEGATOR = <>,
+                   RESTRICT = eqsel, JOIN = eqjoinsel);
+COMMENT ON OPERATOR = (cbf, cbf) IS 'same geometry, capacity, fpr and counters';
+CREATE OPERATOR <> (LEFTARG = cbf, RIGHTARG = cbf, FUNCTION = cbf_ne, COMMUTATOR = <>, NEGATOR = =,
+                    RESTRICT = neqsel, JOIN = neqjoinsel);
+COMMENT ON OPERATOR <> (cbf, cbf) IS 'not equal';
+
+-- Aggregates. The transition value is a cbf mutated in place (cbf_agg's also
+-- buffers item hashes, applied in batches); a combine function and a real
+-- transition type let parallel query and Citus split them.
+CREATE FUNCTION cbf_agg_trans(state cbf, item anyelement, capacity bigint) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION cbf_agg_trans(state cbf, item anyelement, capacity bigint, fpr float8) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION cbf_agg_trans(state cbf, item text, capacity bigint) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION cbf_agg_trans(state cbf, item text, capacity bigint, fpr float8) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_agg_trans(cbf, anyelement, bigint) IS 'transition function of cbf_agg';
+COMMENT ON FUNCTION cbf_agg_trans(cbf, anyelement, bigint, float8) IS 'transition function of cbf_agg';
+COMMENT ON FUNCTION cbf_agg_trans(cbf, text, bigint) IS 'transition function of cbf_agg (text items)';
+COMMENT ON FUNCTION cbf_agg_trans(cbf, text, bigint, float8) IS 'transition function of cbf_agg (text items)';
+
+CREATE FUNCTION cbf_agg_final(state cbf) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_agg_final' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_agg_final(cbf) IS 'final function of cbf_agg: applies the buffered item hashes';
+
+CREATE FUNCTION cbf_agg_combine(state cbf, other cbf) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_agg_combine' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_agg_combine(cbf, cbf) IS
+'combine function of cbf_agg and transition function of cbf_union_agg: saturating merge into the state';
+
+CREATE AGGREGATE cbf_agg(item anyelement, capacity bigint) (
+    SFUNC = cbf_agg_trans, STYPE = cbf, FINALFUNC = cbf_agg_final,
+    COMBINEFUNC = cbf_agg_combine, SSPACE = 12336, PARALLEL = SAFE);
+CREATE AGGREGATE cbf_agg(item anyelement, capacity bigint, fpr float8) (
+    SFUNC = cbf_agg_trans, STYPE = cbf, FINALFUNC = cbf_agg_final,
+    COMBINEFUNC = cbf_agg_combine, SSPACE = 12336, PARALLEL = SAFE);
+CREATE AGGREGATE cbf_agg(item text, capacity bigint) (
+    SFUNC = cbf_agg_trans, STYPE = cbf, FINALFUNC = cbf_agg_final,
+    COMBINEFUNC = cbf_agg_combine, SSPACE = 12336, PARALLEL = SAFE);
+CREATE AGGREGATE cbf_agg(item text, capacity bigint, fpr float8) (
+    SFUNC = cbf_agg_trans, STYPE = cbf, FINALFUNC = cbf_agg_final,
+    COMBINEFUNC = cbf_agg_combine, SSPACE = 12336, PARALLEL = SAFE);
+COMMENT ON AGGREGATE cbf_agg(anyelement, bigint) IS
+'counting Bloom filter of the items (fpr 0.01); an item seen n times has count_of n (up to 15); NULL items are skipped';
+COMMENT ON AGGREGATE cbf_agg(anyelement, bigint, float8) IS
+'counting Bloom filter of the items sized for capacity and fpr; NULL items are skipped';
+COMMENT ON AGGREGATE cbf_agg(text, bigint) IS 'cbf_agg over text items (fpr 0.01)';
+COMMENT ON AGGREGATE cbf_agg(text, bigint, float8) IS 'cbf_agg over text items';
+
+CREATE AGGREGATE cbf_union_agg(cbf) (
+    SFUNC = cbf_agg_combine, STYPE = cbf,
+    COMBINEFUNC = cbf_agg_combine, SSPACE = 8240, PARALLEL = SAFE);
+COMMENT ON AGGREGATE cbf_union_agg(cbf) IS
+'counter-wise saturating merge of filters of one geometry; NULLs are skipped';
