@@ -49,5 +49,9 @@ $(UNIT_BIN): $(UNIT_SRCS) $(CORE_OBJS) $(wildcard src/core/*.hpp)
 unit: $(UNIT_BIN)
 	./$(UNIT_BIN)
 
+# ---- core benchmarks (Google Benchmark): bench/core/NAME_bench.cpp ----
+bench/core/%_bench: bench/core/%_bench.cpp $(CORE_OBJS) $(wildcard src/core/*.hpp)
+	$(CXX) -std=c++17 -O2 -g -Isrc/core -o $@ $< $(CORE_OBJS) -lbenchmark -lpthread
+
 EXTRA_CLEAN  = $(UNIT_BIN) results regression.diffs regression.out
 .PHONY: unit

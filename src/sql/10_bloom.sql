@@ -44,7 +44,7 @@ COMMENT ON CAST (bytea AS bloom) IS 'a bloom filter from its binary form, valida
 CREATE FUNCTION bloom_empty(n bigint, fpr float8, layout text DEFAULT NULL, seed bigint DEFAULT 0) RETURNS bloom
 AS 'MODULE_PATHNAME', 'bloom_empty' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_empty(bigint, float8, text, bigint) IS
-'empty Bloom filter sized for n items at false-positive rate fpr; layout NULL = fast_multiblock32 or fast_multiblock64 (whichever needs less memory), K'' chosen when omitted';
+'empty Bloom filter sized for n items at false-positive rate fpr; layout NULL = fast_multiblock32 (fast_multiblock64 when that saves 10% memory), K'' chosen when omitted';
 CREATE FUNCTION bloom_empty_bits(capacity_bits bigint, layout text, seed bigint DEFAULT 0) RETURNS bloom
 AS 'MODULE_PATHNAME', 'bloom_empty_bits' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_empty_bits(bigint, text, bigint) IS
