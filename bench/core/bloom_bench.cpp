@@ -18,6 +18,11 @@
 #include "bloom.hpp"
 #include "hash.hpp"
 
+// The same kernels instantiated here at a fixed configuration, called
+// directly (no dispatch): the baseline for run-time configuration's cost.
+#define BLOOM_KERNEL_NS kernels_bench_fixed
+#include "bloom_kernels.hpp"
+
 using namespace sketch;
 using namespace sketch::bloom;
 
@@ -115,6 +120,51 @@ void run(benchmark::State& state, std::string spec, size_t n, double c, bool str
     state.SetLabel(format_layout(g.layout) + " " + path_name(Path::best));
 }
 
+// Dispatched (ops_for once per call, function pointer per item) against the
+// compile-time kernel inlined into the loop, on prehashed keys.
+template <typename Fixed>
+void fixed_vs_dispatch(benchmark::State& state, std::string spec, size_t n, bool fixed, bool lookup, Path path) {
+    const Keys& k = keys(n);
+    Geometry g = geometry_for_bits(parse_layout(spec), 12 * n);
+    auto f = std::make_unique<Filter>(g);
+    Span s = span_for(g, f->bits());
+    std::vector<Hash128> hs(n);
+    for (size_t i = 0; i < n; ++i) hs[i] = hash_int(int64_t(k.ints[i]));
+    for (auto& h : hs) ops_for(g.layout).insert_one(s, h);
+    size_t found = 0;
+    for (auto _ : state) {
+        if (fixed) {
+            if (lookup) for (auto& h : hs) found += Fixed::contains1(s, h.lo);
+            else for (auto& h : hs) Fixed::insert1(s, h.lo);
+        } else {
+            const Ops& ops = ops_for(g.layout, path);
+            if (lookup) for (auto& h : hs) found += ops.contains_one(s, h);
+            else for (auto& h : hs) ops.insert_one(s, h);
+        }
+        benchmark::DoNotOptimize(found);
+        benchmark::ClobberMemory();
+    }
+    state.counters["ns/op"] = benchmark::Counter(double(n) * 1e-9 * double(state.iterations()),
+                                                 benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void register_fixed() {
+    using namespace BLOOM_KERNEL_NS;
+    for (size_t n : {size_t(20000), size_t(1000000)}) {
+        for (bool lookup : {false, true}) {
+            for (bool fixed : {false, true}) {
+                std::string suffix = "/n=" + std::to_string(n) + (lookup ? "/lookup" : "/insert") + (fixed ? "/fixed" : "/dispatched");
+                benchmark::RegisterBenchmark(("runtime_config/block<uint64,6>" + suffix).c_str(), [=](benchmark::State& st) {
+                    fixed_vs_dispatch<Driver<BlockSub<uint64_t, 1, 6>>>(st, "block<uint64,6>", n, fixed, lookup, Path::best);
+                })->Unit(benchmark::kMillisecond);
+                benchmark::RegisterBenchmark(("runtime_config/fast_multiblock32<8>_scalar" + suffix).c_str(), [=](benchmark::State& st) {
+                    fixed_vs_dispatch<Driver<FastSub<uint32_t, 8>>>(st, "fast_multiblock32<8>", n, fixed, lookup, Path::scalar);
+                })->Unit(benchmark::kMillisecond);
+            }
+        }
+    }
+}
+
 std::vector<size_t> sizes() {
     std::vector<size_t> out;
     const char* env = std::getenv("BLOOM_BENCH_N");
@@ -156,6 +206,7 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
+    register_fixed();
     register_all();
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();

@@ -1,7 +1,10 @@
 -- Bloom filters against what a user would otherwise run over the same rows:
 -- count(x) (the scan and aggregate floor), hll_add_agg (another sketch), and
 -- for lookups a trivial predicate over the same rows.
+-- Serial plans: on a small shared machine parallel workers only add noise
+-- (the aggregates do run in parallel; pg_regress tests that).
 -- @setup
+SET max_parallel_workers_per_gather = 0;
 DROP TABLE IF EXISTS bloom_bench_f;
 CREATE TABLE bloom_bench_f AS SELECT bloom_agg(x, 10000000, 0.01) AS f FROM t;
 -- @name count_x

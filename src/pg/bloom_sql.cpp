@@ -352,9 +352,9 @@ LookupCache* lookup_cache(FunctionCallInfo fcinfo, int item_arg) {
         c = static_cast<LookupCache*>(MemoryContextAllocZero(fl->fn_mcxt, sizeof(LookupCache)));
         fl->fn_extra = c;
     }
-    Oid typid = get_fn_expr_argtype(fl, item_arg);
-    if (!c->hasher_ready || c->hasher.typid != typid) {
-        item_hasher_init(&c->hasher, typid, fl->fn_mcxt);
+    // A call site's item type never changes: resolve it once.
+    if (!c->hasher_ready) {
+        item_hasher_init(&c->hasher, get_fn_expr_argtype(fl, item_arg), fl->fn_mcxt);
         c->hasher_ready = true;
     }
     return c;
@@ -512,10 +512,11 @@ inline void add_hash(struct varlena* state, const sb::Geometry& g, const sb::Ops
 
 // bloom_agg(item, n, fpr [, layout]) transition.
 SKETCH_FUNCTION(bloom_agg_trans) {
-    agg_context(fcinfo, "bloom_agg_trans");
     FmgrInfo* fl = fcinfo->flinfo;
     auto* c = static_cast<AggCache*>(fl->fn_extra);
     if (c == nullptr) {
+        // A call site is an aggregate's or not for good: check once.
+        agg_context(fcinfo, "bloom_agg_trans");
         c = static_cast<AggCache*>(MemoryContextAllocZero(fl->fn_mcxt, sizeof(AggCache)));
         fl->fn_extra = c;
     }
@@ -553,7 +554,8 @@ SKETCH_FUNCTION(bloom_agg_trans) {
         // Built in the per-tuple context; nodeAgg copies it into aggcontext once.
         state = bloom_value_new(c->g, 0, room_for(c->g));
     } else {
-        state = reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
+        state = reinterpret_cast<struct varlena*>(DatumGetPointer(PG_GETARG_DATUM(0)));
+        if (VARATT_IS_EXTENDED(state)) state = reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
         const uint8_t* h = bloom_header(state);
         if (std::memcmp(h, c->header, 8) != 0 || std::memcmp(h + 12, c->header + 12, sb::kHeaderBytes - 12) != 0)
             ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
