@@ -7,6 +7,8 @@
 SET max_parallel_workers_per_gather = 0;
 DROP TABLE IF EXISTS bloom_bench_f;
 CREATE TABLE bloom_bench_f AS SELECT bloom_agg(x, 10000000, 0.01) AS f FROM t;
+DROP TABLE IF EXISTS bloom_bench_small;
+CREATE TABLE bloom_bench_small AS SELECT bloom_agg(x, 100000, 0.01) AS f FROM (SELECT x FROM t LIMIT 100000) s;
 -- @name count_x
 SELECT count(x) FROM t;
 -- @name hll_add_agg vs count_x
@@ -29,3 +31,6 @@ SELECT count(*) FILTER (WHERE x <> 0) FROM t;
 SELECT count(*) FILTER (WHERE bloom_contains((SELECT f FROM bloom_bench_f), x)) FROM t;
 -- @name filter_contains_operator vs filter_x_ne_0
 SELECT count(*) FILTER (WHERE (SELECT f FROM bloom_bench_f) @> x) FROM t;
+-- The same lookups in a filter that fits the caches (100k items, 128 kB).
+-- @name filter_contains_small vs filter_x_ne_0
+SELECT count(*) FILTER (WHERE bloom_contains((SELECT f FROM bloom_bench_small), x)) FROM t;

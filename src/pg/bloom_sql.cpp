@@ -343,6 +343,7 @@ struct LookupCache {
     sb::Geometry g;
     uint64_t seed;
     const sb::Ops* ops;
+    sb::Span span;  // bits filled per call
 };
 
 LookupCache* lookup_cache(FunctionCallInfo fcinfo, int item_arg) {
@@ -390,6 +391,7 @@ struct varlena* cached_filter(FunctionCallInfo fcinfo, LookupCache* c, Datum d) 
         c->g = o.g;
         c->seed = o.seed;
         c->ops = &guarded([&]() -> const sb::Ops& { return sb::ops_for(o.g.layout); });
+        c->span = sb::span_for(o.g, nullptr);
         c->len = VARSIZE(v);
         std::memcpy(c->header, bloom_header(v), sb::kHeaderBytes);
     }
@@ -402,7 +404,9 @@ SKETCH_FUNCTION(bloom_contains) {
     LookupCache* c = lookup_cache(fcinfo, 1);
     struct varlena* v = cached_filter(fcinfo, c, PG_GETARG_DATUM(0));
     const Hash128 h = hash_item(&c->hasher, PG_GETARG_DATUM(1), c->seed);
-    PG_RETURN_BOOL(c->ops->contains_one(sb::span_for(c->g, bloom_bits(v)), h));
+    sb::Span span = c->span;
+    span.bits = bloom_bits(v);
+    PG_RETURN_BOOL(c->ops->contains_one(span, h));
 }
 
 SKETCH_FUNCTION(bloom_add) {
