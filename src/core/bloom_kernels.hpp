@@ -40,7 +40,7 @@ namespace BLOOM_KERNEL_NS {
 constexpr uint64_t kMcg = 0xf1357aea2e62a9c5ull;
 
 #ifndef BLOOM_PREFETCH_LINES
-#define BLOOM_PREFETCH_LINES 24
+#define BLOOM_PREFETCH_LINES 64
 #endif
 
 inline __attribute__((always_inline)) uint64_t mulhi(uint64_t a, uint64_t b) {
@@ -229,16 +229,14 @@ struct Driver {
             h *= kMcg;
             const uint8_t* q = s.bits + p * s.stride;
             __builtin_prefetch(q, 1, 3);
-            // The subarray's last line, only when it straddles one.
-            if (Sub::kUsed > 1 && ((reinterpret_cast<uintptr_t>(q) & 63) + Sub::kUsed > 64))
-                __builtin_prefetch(q + Sub::kUsed - 1, 1, 3);
+            if (Sub::kUsed > 1) __builtin_prefetch(q + Sub::kUsed - 1, 1, 3);
         }
     }
 
     // Prefetch distance in items: enough lines in flight to cover memory
     // latency, not more than the core can track (BLOOM_PREFETCH_LINES).
     static size_t distance(const Span& s) {
-        size_t c = BLOOM_PREFETCH_LINES / (s.k * (Sub::kUsed > 64 ? 2 : 1));
+        size_t c = BLOOM_PREFETCH_LINES / (s.k * (Sub::kUsed > 1 ? 2 : 1));
         return c < 2 ? 2 : c;
     }
 
