@@ -34,6 +34,9 @@ include $(PGXS)
 # AVX2 kernels: their own translation unit, picked at run time by cpuid.
 # -mmove-max=256 keeps GCC from splitting 256-bit block moves (see DESIGN.md).
 src/core/bloom_avx2.o: CXXFLAGS += -mavx2 -mmove-max=256
+# PGXS tracks no header dependencies here: the bloom objects name theirs.
+$(filter src/core/bloom%,$(CORE_OBJS)): $(wildcard src/core/bloom*.hpp src/core/hash.hpp src/core/error.hpp)
+src/pg/bloom_sql.o: $(wildcard src/pg/bloom_value.hpp src/core/bloom*.hpp)
 
 $(INSTALL_SQL): $(SQL_PIECES)
 	cat $^ > $@
@@ -48,6 +51,10 @@ $(UNIT_BIN): $(UNIT_SRCS) $(CORE_OBJS) $(wildcard src/core/*.hpp)
 
 unit: $(UNIT_BIN)
 	./$(UNIT_BIN)
+
+# ---- core benchmarks (Google Benchmark): bench/core/NAME_bench.cpp ----
+bench/core/%_bench: bench/core/%_bench.cpp $(CORE_OBJS) $(wildcard src/core/*.hpp)
+	$(CXX) -std=c++17 -O2 -g -Isrc/core -o $@ $< $(CORE_OBJS) -lbenchmark -lpthread
 
 EXTRA_CLEAN  = $(UNIT_BIN) results regression.diffs regression.out
 .PHONY: unit
