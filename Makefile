@@ -27,6 +27,9 @@ SHLIB_LINK   = -lstdc++
 
 # No LLVM bitcode for JIT inlining: it would require clang at install time.
 override with_llvm = no
+# Header dependencies, tracked by the compiler in .deps/ (basenames are unique
+# across src/core and src/pg, which this needs).
+override autodepend = yes
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -34,9 +37,6 @@ include $(PGXS)
 # AVX2 kernels: their own translation unit, picked at run time by cpuid.
 # -mmove-max=256 keeps GCC from splitting 256-bit block moves (see DESIGN.md).
 src/core/bloom_avx2.o: CXXFLAGS += -mavx2 -mmove-max=256
-# PGXS tracks no header dependencies here: the bloom objects name theirs.
-$(filter src/core/bloom%,$(CORE_OBJS)): $(wildcard src/core/bloom*.hpp src/core/hash.hpp src/core/error.hpp)
-src/pg/bloom_sql.o: $(wildcard src/pg/bloom_value.hpp src/core/bloom*.hpp)
 
 $(INSTALL_SQL): $(SQL_PIECES)
 	cat $^ > $@
