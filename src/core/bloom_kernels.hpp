@@ -315,6 +315,26 @@ constexpr OpsRow make_row(std::integer_sequence<unsigned, I...>) {
     return OpsRow{{Make<I + 1>::type::ops()...}};
 }
 
+// The rows of a block-based family (BlockSub or MultiblockSub), one per block
+// type; each family's rows are instantiated in a translation unit of its own.
+template <template <typename, unsigned, unsigned> class Sub>
+struct BlockFamilyRows {
+    template <typename W, unsigned NW>
+    struct Family {
+        template <unsigned KP>
+        struct Make {
+            using type = Driver<Sub<W, NW, KP>>;
+        };
+    };
+    using Seq = std::make_integer_sequence<unsigned, kMaxKp>;
+    static inline const OpsRow rows[kBlockTypes] = {
+        make_row<Family<uint8_t, 1>::template Make>(Seq{}),  make_row<Family<uint16_t, 1>::template Make>(Seq{}),
+        make_row<Family<uint32_t, 1>::template Make>(Seq{}), make_row<Family<uint64_t, 1>::template Make>(Seq{}),
+        make_row<Family<uint64_t, 2>::template Make>(Seq{}), make_row<Family<uint64_t, 4>::template Make>(Seq{}),
+        make_row<Family<uint64_t, 8>::template Make>(Seq{}),
+    };
+};
+
 }  // namespace BLOOM_KERNEL_NS
 }  // namespace bloom
 }  // namespace sketch
