@@ -198,19 +198,27 @@ void merge(const Geometry& g, uint8_t* dst, const uint8_t* src) {
 
 void clear(const Geometry& g, uint8_t* counters) { std::memset(counters, 0, g.counter_bytes()); }
 
-uint64_t counters_set(const Geometry& g, const uint8_t* counters) {
+// Sum over the words of the bits of mask(word) (bits 4j only). Without a
+// popcount instruction in the baseline ISA, __builtin_popcountll is a library
+// call per word; instead the masks of up to 15 words are added nibble-wise
+// (each nibble counts 0..15) and the nibbles summed once per 15 words.
+template <uint64_t (*Mask)(uint64_t)>
+uint64_t count_masked(const Geometry& g, const uint8_t* counters) {
+    const size_t words = g.counter_bytes() / 8;
     uint64_t n = 0;
-    for (size_t off = 0; off < g.counter_bytes(); off += 8)
-        n += static_cast<uint64_t>(__builtin_popcountll(nonzero_mask(load_word(counters + off))));
+    for (size_t w = 0; w < words;) {
+        const size_t end = std::min(words, w + 15);
+        uint64_t acc = 0;
+        for (; w < end; ++w) acc += Mask(load_word(counters + w * 8));
+        const uint64_t bytes = (acc & kByteLow4) + ((acc >> 4) & kByteLow4);  // 8 lanes of 0..30
+        n += (bytes * kByteBit0) >> 56;                                      // their sum, at most 240
+    }
     return n;
 }
 
-uint64_t counters_saturated(const Geometry& g, const uint8_t* counters) {
-    uint64_t n = 0;
-    for (size_t off = 0; off < g.counter_bytes(); off += 8)
-        n += static_cast<uint64_t>(__builtin_popcountll(saturated_mask(load_word(counters + off))));
-    return n;
-}
+uint64_t counters_set(const Geometry& g, const uint8_t* counters) { return count_masked<nonzero_mask>(g, counters); }
+
+uint64_t counters_saturated(const Geometry& g, const uint8_t* counters) { return count_masked<saturated_mask>(g, counters); }
 
 double estimate_count(const Geometry& g, uint64_t set) {
     if (set >= g.m) return static_cast<double>(g.capacity);
