@@ -129,27 +129,30 @@ bool add(const Geometry& g, uint8_t* counters, const Hash128& h) {
 size_t add_many(const Geometry& g, uint8_t* counters, const Hash128* hashes, size_t n) {
     // Software pipeline: the probes of item i + kAhead are prefetched while
     // item i is applied, so a large filter's cache misses overlap across items.
+    // The update is branch-free (a saturated counter gets +0), which keeps
+    // the loop short: it runs k times per row of cbf_agg.
     constexpr size_t kAhead = 4;
     const uint64_t mask = g.m - 1;
+    const uint32_t k = g.k;
     size_t fresh_items = 0;
     for (size_t i = 0; i < n; ++i) {
         if (i + kAhead < n) {
             const Hash128& next = hashes[i + kAhead];
             uint64_t p = next.lo;
             const uint64_t step = next.hi | 1;
-            for (uint32_t j = 0; j < g.k; ++j, p += step) __builtin_prefetch(counters + ((p & mask) >> 1), 1);
+            for (uint32_t j = 0; j < k; ++j, p += step) __builtin_prefetch(counters + ((p & mask) >> 1), 1);
         }
-        const Hash128& h = hashes[i];
-        uint64_t p = h.lo;
-        const uint64_t step = h.hi | 1;
-        bool fresh = false;
-        for (uint32_t j = 0; j < g.k; ++j, p += step) {
+        uint64_t p = hashes[i].lo;
+        const uint64_t step = hashes[i].hi | 1;
+        unsigned fresh = 0;
+        for (uint32_t j = 0; j < k; ++j, p += step) {
             const uint64_t pos = p & mask;
-            uint8_t& byte = counters[pos >> 1];
-            const unsigned shift = (pos & 1) * 4;
-            const unsigned v = (byte >> shift) & 15u;
+            uint8_t* byte = counters + (pos >> 1);
+            const unsigned shift = static_cast<unsigned>(pos & 1) * 4;
+            const unsigned b = *byte;
+            const unsigned v = (b >> shift) & 15u;
             fresh |= v == 0;
-            if (v != kCounterMax) byte = static_cast<uint8_t>(byte + (1u << shift));
+            *byte = static_cast<uint8_t>(b + (static_cast<unsigned>(v != kCounterMax) << shift));
         }
         fresh_items += fresh;
     }
@@ -157,10 +160,17 @@ size_t add_many(const Geometry& g, uint8_t* counters, const Hash128* hashes, siz
 }
 
 bool contains(const Geometry& g, const uint8_t* counters, const Hash128& h) {
-    const Probes p(g, h, counters);
-    bool all = true;
-    for (uint32_t i = 0; i < p.k; ++i) all &= get(counters, p.pos[i]) != 0;
-    return all;
+    // All k loads are issued before any result is used (no early exit), so
+    // a large filter's k cache misses overlap; the loop runs once per row of
+    // cbf_contains, so it is kept to a few instructions per probe.
+    const uint64_t mask = g.m - 1, step = h.hi | 1;
+    uint64_t p = h.lo;
+    unsigned missing = 0;
+    for (uint32_t i = 0; i < g.k; ++i, p += step) {
+        const uint64_t pos = p & mask;
+        missing |= ((counters[pos >> 1] >> (static_cast<unsigned>(pos & 1) * 4)) & 15u) == 0;
+    }
+    return missing == 0;
 }
 
 unsigned count_of(const Geometry& g, const uint8_t* counters, const Hash128& h) {

@@ -199,7 +199,7 @@ struct CallCache {
     cbf::View state_view;
 };
 
-CallCache* call_cache(FunctionCallInfo fcinfo, int item_arg) {
+CallCache* call_cache_init(FunctionCallInfo fcinfo, int item_arg) {
     auto* cache = static_cast<CallCache*>(fcinfo->flinfo->fn_extra);
     if (cache == nullptr) {
         cache = static_cast<CallCache*>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallCache)));
@@ -238,6 +238,24 @@ varlena* fetch_filter(varlena* raw, MemoryContext cxt, void** base) {
     if (flat != fetched) pfree(flat);
     pfree(fetched);
     return reinterpret_cast<varlena*>(out);
+}
+
+// Per row: only a pointer test once the cache is set up.
+inline CallCache* call_cache(FunctionCallInfo fcinfo, int item_arg) {
+    auto* cache = static_cast<CallCache*>(fcinfo->flinfo->fn_extra);
+    if (likely(cache != nullptr && (item_arg < 0 || cache->hasher_ready))) return cache;
+    return call_cache_init(fcinfo, item_arg);
+}
+
+// The cached filter when the argument is the out-of-line value already
+// fetched (the per-row case of a filter from a subquery), else nullptr.
+inline const cbf::View* cached_arg(FunctionCallInfo fcinfo, int argno, const CallCache* cache) {
+    auto* raw = reinterpret_cast<varlena*>(DatumGetPointer(PG_GETARG_DATUM(argno)));
+    if (cache->flat == nullptr || !VARATT_IS_EXTERNAL_ONDISK(raw)) return nullptr;
+    struct varatt_external pointer;
+    VARATT_EXTERNAL_GET_POINTER(pointer, raw);
+    if (cache->valueid != pointer.va_valueid || cache->toastrelid != pointer.va_toastrelid) return nullptr;
+    return &cache->view;
 }
 
 // The filter argument for reading only.
@@ -374,6 +392,8 @@ SKETCH_FUNCTION(cbf_remove) {
 
 SKETCH_FUNCTION(cbf_contains) {
     CallCache* cache = call_cache(fcinfo, 1);
+    if (const cbf::View* view = cached_arg(fcinfo, 0, cache))
+        PG_RETURN_BOOL(cbf::contains(view->g, view->counters, item_hash(fcinfo, cache, 1, view->g)));
     const cbf::View view = read_arg(fcinfo, 0, cache);
     PG_RETURN_BOOL(cbf::contains(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g)));
 }
