@@ -186,6 +186,17 @@ SELECT s.id, (SELECT count(*) FROM generate_series(1, 2000) i WHERE cbf_contains
 FROM cbf_store s WHERE s.id <= 2 ORDER BY s.id;
 SELECT cbf_count(cbf_union_agg(f)) AS union_of_stored FROM cbf_store WHERE id <= 2;
 SELECT cbf_union_agg(f) @> 'small' AS small, cbf_union_agg(f) @> 'tiny' AS tiny FROM cbf_store WHERE id >= 3;
+-- large stored filters (8 MiB of counters: cached on huge pages), uncompressed and pglz-compressed
+CREATE TABLE cbf_store_large (id int, f cbf);
+ALTER TABLE cbf_store_large ALTER COLUMN f SET STORAGE external;
+INSERT INTO cbf_store_large SELECT 1, cbf_agg(i, 1200000) FROM generate_series(1, 1000) i;
+ALTER TABLE cbf_store_large ALTER COLUMN f SET STORAGE extended;
+INSERT INTO cbf_store_large SELECT 2, cbf_agg(i, 1200000) FROM generate_series(1, 1000) i;
+SELECT id, pg_column_size(f) < length(f::bytea) AS compressed, length(f::bytea) AS bytes FROM cbf_store_large ORDER BY id;
+SELECT count(*) FILTER (WHERE cbf_contains((SELECT f FROM cbf_store_large WHERE id = 1), i)) AS from_uncompressed,
+       count(*) FILTER (WHERE cbf_contains((SELECT f FROM cbf_store_large WHERE id = 2), i)) AS from_compressed,
+       count(*) FILTER (WHERE cbf_count_of((SELECT f FROM cbf_store_large WHERE id = 2), i) = 1) AS counted_once
+FROM generate_series(1, 2000) i;
 
 -- bad input: clear errors
 SELECT cbf_empty(0);

@@ -129,27 +129,30 @@ bool add(const Geometry& g, uint8_t* counters, const Hash128& h) {
 size_t add_many(const Geometry& g, uint8_t* counters, const Hash128* hashes, size_t n) {
     // Software pipeline: the probes of item i + kAhead are prefetched while
     // item i is applied, so a large filter's cache misses overlap across items.
+    // The update is branch-free (a saturated counter gets +0), which keeps
+    // the loop short: it runs k times per row of cbf_agg.
     constexpr size_t kAhead = 4;
     const uint64_t mask = g.m - 1;
+    const uint32_t k = g.k;
     size_t fresh_items = 0;
     for (size_t i = 0; i < n; ++i) {
         if (i + kAhead < n) {
             const Hash128& next = hashes[i + kAhead];
             uint64_t p = next.lo;
             const uint64_t step = next.hi | 1;
-            for (uint32_t j = 0; j < g.k; ++j, p += step) __builtin_prefetch(counters + ((p & mask) >> 1), 1);
+            for (uint32_t j = 0; j < k; ++j, p += step) __builtin_prefetch(counters + ((p & mask) >> 1), 1);
         }
-        const Hash128& h = hashes[i];
-        uint64_t p = h.lo;
-        const uint64_t step = h.hi | 1;
-        bool fresh = false;
-        for (uint32_t j = 0; j < g.k; ++j, p += step) {
+        uint64_t p = hashes[i].lo;
+        const uint64_t step = hashes[i].hi | 1;
+        unsigned fresh = 0;
+        for (uint32_t j = 0; j < k; ++j, p += step) {
             const uint64_t pos = p & mask;
-            uint8_t& byte = counters[pos >> 1];
-            const unsigned shift = (pos & 1) * 4;
-            const unsigned v = (byte >> shift) & 15u;
+            uint8_t* byte = counters + (pos >> 1);
+            const unsigned shift = static_cast<unsigned>(pos & 1) * 4;
+            const unsigned b = *byte;
+            const unsigned v = (b >> shift) & 15u;
             fresh |= v == 0;
-            if (v != kCounterMax) byte = static_cast<uint8_t>(byte + (1u << shift));
+            *byte = static_cast<uint8_t>(b + (static_cast<unsigned>(v != kCounterMax) << shift));
         }
         fresh_items += fresh;
     }
@@ -157,10 +160,17 @@ size_t add_many(const Geometry& g, uint8_t* counters, const Hash128* hashes, siz
 }
 
 bool contains(const Geometry& g, const uint8_t* counters, const Hash128& h) {
-    const Probes p(g, h, counters);
-    bool all = true;
-    for (uint32_t i = 0; i < p.k; ++i) all &= get(counters, p.pos[i]) != 0;
-    return all;
+    // All k loads are issued before any result is used (no early exit), so
+    // a large filter's k cache misses overlap; the loop runs once per row of
+    // cbf_contains, so it is kept to a few instructions per probe.
+    const uint64_t mask = g.m - 1, step = h.hi | 1;
+    uint64_t p = h.lo;
+    unsigned missing = 0;
+    for (uint32_t i = 0; i < g.k; ++i, p += step) {
+        const uint64_t pos = p & mask;
+        missing |= ((counters[pos >> 1] >> (static_cast<unsigned>(pos & 1) * 4)) & 15u) == 0;
+    }
+    return missing == 0;
 }
 
 unsigned count_of(const Geometry& g, const uint8_t* counters, const Hash128& h) {
@@ -198,19 +208,27 @@ void merge(const Geometry& g, uint8_t* dst, const uint8_t* src) {
 
 void clear(const Geometry& g, uint8_t* counters) { std::memset(counters, 0, g.counter_bytes()); }
 
-uint64_t counters_set(const Geometry& g, const uint8_t* counters) {
+// Sum over the words of the bits of mask(word) (bits 4j only). Without a
+// popcount instruction in the baseline ISA, __builtin_popcountll is a library
+// call per word; instead the masks of up to 15 words are added nibble-wise
+// (each nibble counts 0..15) and the nibbles summed once per 15 words.
+template <uint64_t (*Mask)(uint64_t)>
+uint64_t count_masked(const Geometry& g, const uint8_t* counters) {
+    const size_t words = g.counter_bytes() / 8;
     uint64_t n = 0;
-    for (size_t off = 0; off < g.counter_bytes(); off += 8)
-        n += static_cast<uint64_t>(__builtin_popcountll(nonzero_mask(load_word(counters + off))));
+    for (size_t w = 0; w < words;) {
+        const size_t end = std::min(words, w + 15);
+        uint64_t acc = 0;
+        for (; w < end; ++w) acc += Mask(load_word(counters + w * 8));
+        const uint64_t bytes = (acc & kByteLow4) + ((acc >> 4) & kByteLow4);  // 8 lanes of 0..30
+        n += (bytes * kByteBit0) >> 56;                                      // their sum, at most 240
+    }
     return n;
 }
 
-uint64_t counters_saturated(const Geometry& g, const uint8_t* counters) {
-    uint64_t n = 0;
-    for (size_t off = 0; off < g.counter_bytes(); off += 8)
-        n += static_cast<uint64_t>(__builtin_popcountll(saturated_mask(load_word(counters + off))));
-    return n;
-}
+uint64_t counters_set(const Geometry& g, const uint8_t* counters) { return count_masked<nonzero_mask>(g, counters); }
+
+uint64_t counters_saturated(const Geometry& g, const uint8_t* counters) { return count_masked<saturated_mask>(g, counters); }
 
 double estimate_count(const Geometry& g, uint64_t set) {
     if (set >= g.m) return static_cast<double>(g.capacity);

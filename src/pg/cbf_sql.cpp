@@ -26,6 +26,8 @@
 
 extern "C" {
 #include "access/detoast.h"
+#include "access/toast_compression.h"
+#include "common/pg_lzcompress.h"
 #include "libpq/pqformat.h"
 #include "utils/expandeddatum.h"
 #include "utils/float.h"
@@ -63,15 +65,33 @@ varlena* new_value(const cbf::Geometry& g) {
 // first touched, when there are 4 MiB or more of them: every probe of a large
 // filter lands on its own page, and with 4 KiB pages each one is a TLB miss
 // (bench/core/cbf_bench.cpp compares both).
-uint8_t* alloc_for_counters(MemoryContext cxt, size_t bytes, size_t offset, size_t counter_bytes) {
+// *base (when given) receives the pointer to pfree.
+uint8_t* alloc_for_counters(MemoryContext cxt, size_t bytes, size_t offset, size_t counter_bytes, void** base = nullptr) {
     constexpr size_t kHuge = size_t(2) << 20;
-    if (counter_bytes < 2 * kHuge) return static_cast<uint8_t*>(MemoryContextAlloc(cxt, bytes));
-    auto* raw = static_cast<uint8_t*>(MemoryContextAlloc(cxt, bytes + kHuge));
+    if (counter_bytes < 2 * kHuge) {
+        auto* p = static_cast<uint8_t*>(MemoryContextAllocHuge(cxt, bytes));
+        if (base != nullptr) *base = p;
+        return p;
+    }
+    auto* raw = static_cast<uint8_t*>(MemoryContextAllocHuge(cxt, bytes + kHuge));
+    if (base != nullptr) *base = raw;
     const uintptr_t counters_at = (reinterpret_cast<uintptr_t>(raw) + offset + kHuge - 1) & ~static_cast<uintptr_t>(kHuge - 1);
 #ifdef MADV_HUGEPAGE
     (void)madvise(reinterpret_cast<void*>(counters_at), counter_bytes & ~(kHuge - 1), MADV_HUGEPAGE);  // a hint only
 #endif
     return reinterpret_cast<uint8_t*>(counters_at) - offset;
+}
+
+// Asks for huge pages on the 2 MiB-aligned part of a large allocation that
+// has not been touched yet (a hint only): its first touch then faults in 2 MiB
+// at a time rather than 4 KiB.
+void advise_huge(void* p, size_t len) {
+#ifdef MADV_HUGEPAGE
+    constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+    const uintptr_t from = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+    const uintptr_t to = (reinterpret_cast<uintptr_t>(p) + len) & ~(kHuge - 1);
+    if (to > from && to - from >= 2 * kHuge) (void)madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+#endif
 }
 
 // ---- cbf_agg's transition state: an expanded object ----
@@ -92,6 +112,17 @@ void apply_batch(CbfAggState* st) {
     st->buffered = 0;
 }
 
+// Buffers a hash (the caller has made room). As two scalar stores: GCC
+// otherwise copies the returned pair through the stack as two 8-byte stores
+// and a 16-byte load, which store forwarding cannot serve (a stall per row).
+inline void push_hash(CbfAggState* st, const sketch::Hash128& h) {
+    uint64_t lo = h.lo, hi = h.hi;
+    __asm__("" : "+r"(lo), "+r"(hi));
+    sketch::Hash128& slot = st->batch[st->buffered++];
+    slot.lo = lo;
+    slot.hi = hi;
+}
+
 Size agg_state_flat_size(ExpandedObjectHeader* eohptr) {
     auto* st = reinterpret_cast<CbfAggState*>(eohptr);
     return VARHDRSZ + cbf::value_bytes(st->g);
@@ -107,11 +138,18 @@ void agg_state_flatten(ExpandedObjectHeader* eohptr, void* result, Size allocate
 
 const ExpandedObjectMethods kAggStateMethods = {agg_state_flat_size, agg_state_flatten};
 
-bool is_agg_state(Datum d) {
-    return VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)) && DatumGetEOHP(d)->eoh_methods == &kAggStateMethods;
+// What DatumGetEOHP does, inline (it runs once per row of cbf_agg).
+inline ExpandedObjectHeader* eohp_of(Datum d) {
+    varatt_expanded ptr;
+    memcpy(&ptr, VARDATA_EXTERNAL(DatumGetPointer(d)), sizeof(ptr));
+    return ptr.eohptr;
 }
 
-CbfAggState* agg_state_of(Datum d) { return reinterpret_cast<CbfAggState*>(DatumGetEOHP(d)); }
+inline bool is_agg_state(Datum d) {
+    return VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)) && eohp_of(d)->eoh_methods == &kAggStateMethods;
+}
+
+inline CbfAggState* agg_state_of(Datum d) { return reinterpret_cast<CbfAggState*>(eohp_of(d)); }
 
 // A new state for geometry g, in a child of the aggregate context (which is
 // what lets the executor keep it without a copy).
@@ -152,7 +190,8 @@ struct CallCache {
     bool hasher_ready;
     Oid toastrelid;
     Oid valueid;
-    varlena* flat;
+    varlena* flat;     // the detoasted filter, counters on huge pages when large
+    void* flat_alloc;  // what to pfree for it
     cbf::View view;
     // cbf_agg_trans on a flat state: the state seen last and its header.
     varlena* state;
@@ -161,7 +200,7 @@ struct CallCache {
     cbf::View state_view;
 };
 
-CallCache* call_cache(FunctionCallInfo fcinfo, int item_arg) {
+CallCache* call_cache_init(FunctionCallInfo fcinfo, int item_arg) {
     auto* cache = static_cast<CallCache*>(fcinfo->flinfo->fn_extra);
     if (cache == nullptr) {
         cache = static_cast<CallCache*>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallCache)));
@@ -174,6 +213,52 @@ CallCache* call_cache(FunctionCallInfo fcinfo, int item_arg) {
     return cache;
 }
 
+// The value behind a TOAST pointer, in cxt, its counters where a large
+// filter's get huge pages (with 4 KiB pages every probe of a 64 MiB filter is
+// also a TLB miss). A pglz-compressed value is decompressed straight there;
+// anything else is detoasted, then copied. *base receives what to pfree.
+varlena* fetch_filter(varlena* raw, MemoryContext cxt, void** base) {
+    constexpr size_t kHeader = VARHDRSZ + cbf::kHeaderBytes;
+    varlena* fetched = detoast_external_attr(raw);
+    if (VARATT_IS_COMPRESSED(fetched) && VARDATA_COMPRESSED_GET_COMPRESS_METHOD(fetched) == TOAST_PGLZ_COMPRESSION_ID) {
+        const size_t len = VARHDRSZ + VARDATA_COMPRESSED_GET_EXTSIZE(fetched);
+        uint8_t* out = alloc_for_counters(cxt, len, kHeader, len > kHeader ? len - kHeader : 0, base);
+        const int32 got = pglz_decompress(reinterpret_cast<char*>(fetched) + VARHDRSZ_COMPRESSED,
+                                          VARSIZE(fetched) - VARHDRSZ_COMPRESSED, reinterpret_cast<char*>(out) + VARHDRSZ,
+                                          static_cast<int32>(len - VARHDRSZ), true);
+        if (got < 0 || static_cast<size_t>(got) != len - VARHDRSZ)
+            ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg_internal("compressed pglz data is corrupt")));
+        SET_VARSIZE(out, len);
+        pfree(fetched);
+        return reinterpret_cast<varlena*>(out);
+    }
+    varlena* flat = detoast_attr(fetched);
+    const size_t len = VARSIZE(flat);
+    uint8_t* out = alloc_for_counters(cxt, len, kHeader, len > kHeader ? len - kHeader : 0, base);
+    memcpy(out, flat, len);
+    if (flat != fetched) pfree(flat);
+    pfree(fetched);
+    return reinterpret_cast<varlena*>(out);
+}
+
+// Per row: only a pointer test once the cache is set up.
+inline CallCache* call_cache(FunctionCallInfo fcinfo, int item_arg) {
+    auto* cache = static_cast<CallCache*>(fcinfo->flinfo->fn_extra);
+    if (likely(cache != nullptr && (item_arg < 0 || cache->hasher_ready))) return cache;
+    return call_cache_init(fcinfo, item_arg);
+}
+
+// The cached filter when the argument is the out-of-line value already
+// fetched (the per-row case of a filter from a subquery), else nullptr.
+inline const cbf::View* cached_arg(FunctionCallInfo fcinfo, int argno, const CallCache* cache) {
+    auto* raw = reinterpret_cast<varlena*>(DatumGetPointer(PG_GETARG_DATUM(argno)));
+    if (cache->flat == nullptr || !VARATT_IS_EXTERNAL_ONDISK(raw)) return nullptr;
+    struct varatt_external pointer;
+    VARATT_EXTERNAL_GET_POINTER(pointer, raw);
+    if (cache->valueid != pointer.va_valueid || cache->toastrelid != pointer.va_toastrelid) return nullptr;
+    return &cache->view;
+}
+
 // The filter argument for reading only.
 cbf::View read_arg(FunctionCallInfo fcinfo, int argno, CallCache* cache) {
     auto* raw = reinterpret_cast<varlena*>(DatumGetPointer(PG_GETARG_DATUM(argno)));
@@ -181,13 +266,14 @@ cbf::View read_arg(FunctionCallInfo fcinfo, int argno, CallCache* cache) {
         struct varatt_external pointer;
         VARATT_EXTERNAL_GET_POINTER(pointer, raw);
         if (cache->flat == nullptr || cache->valueid != pointer.va_valueid || cache->toastrelid != pointer.va_toastrelid) {
-            if (cache->flat != nullptr) pfree(cache->flat);
+            if (cache->flat_alloc != nullptr) pfree(cache->flat_alloc);
             cache->flat = nullptr;
-            MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-            varlena* flat = detoast_attr(raw);
-            MemoryContextSwitchTo(old);
+            cache->flat_alloc = nullptr;
+            void* base = nullptr;
+            varlena* flat = fetch_filter(raw, fcinfo->flinfo->fn_mcxt, &base);
             cache->view = view_of(flat);
             cache->flat = flat;
+            cache->flat_alloc = base;
             cache->valueid = pointer.va_valueid;
             cache->toastrelid = pointer.va_toastrelid;
         }
@@ -307,6 +393,8 @@ SKETCH_FUNCTION(cbf_remove) {
 
 SKETCH_FUNCTION(cbf_contains) {
     CallCache* cache = call_cache(fcinfo, 1);
+    if (const cbf::View* view = cached_arg(fcinfo, 0, cache))
+        PG_RETURN_BOOL(cbf::contains(view->g, view->counters, item_hash(fcinfo, cache, 1, view->g)));
     const cbf::View view = read_arg(fcinfo, 0, cache);
     PG_RETURN_BOOL(cbf::contains(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g)));
 }
@@ -386,7 +474,7 @@ cbf::View flat_state_view(CallCache* cache, varlena* state) {
     return view;
 }
 
-void check_same_geometry(FunctionCallInfo fcinfo, const cbf::Geometry& g) {
+inline void check_same_geometry(FunctionCallInfo fcinfo, const cbf::Geometry& g) {
     const bool same_capacity = !PG_ARGISNULL(2) && static_cast<uint64_t>(PG_GETARG_INT64(2)) == g.capacity;
     const bool same_fpr = PG_NARGS() < 4 ? g.fpr == 0.01 : (!PG_ARGISNULL(3) && PG_GETARG_FLOAT8(3) == g.fpr);
     if (!same_capacity || !same_fpr)
@@ -408,7 +496,7 @@ SKETCH_FUNCTION(cbf_agg_trans) {
         check_same_geometry(fcinfo, st->g);
         if (!PG_ARGISNULL(1)) {
             if (st->buffered == kBatch) apply_batch(st);
-            st->batch[st->buffered++] = item_hash(fcinfo, cache, 1, st->g);
+            push_hash(st, item_hash(fcinfo, cache, 1, st->g));
         }
         PG_RETURN_DATUM(state_datum);
     }
@@ -418,7 +506,7 @@ SKETCH_FUNCTION(cbf_agg_trans) {
         const cbf::Geometry g = geometry_from_args(fcinfo, 2, 3);
         if (g.counter_bytes() >= kExpandedMinBytes) {
             CbfAggState* st = new_agg_state(aggcontext, g, nullptr);
-            if (!PG_ARGISNULL(1)) st->batch[st->buffered++] = item_hash(fcinfo, cache, 1, st->g);
+            if (!PG_ARGISNULL(1)) push_hash(st, item_hash(fcinfo, cache, 1, st->g));
             PG_RETURN_DATUM(EOHPGetRWDatum(&st->hdr));
         }
         // In the per-row context: the executor copies a new state into the
@@ -443,6 +531,7 @@ SKETCH_FUNCTION(cbf_agg_final) {
     CbfAggState* st = agg_state_of(PG_GETARG_DATUM(0));
     const Size size = agg_state_flat_size(&st->hdr);
     void* flat = palloc(size);
+    advise_huge(flat, size);
     agg_state_flatten(&st->hdr, flat, size);
     PG_RETURN_POINTER(flat);
 }

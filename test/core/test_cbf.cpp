@@ -482,4 +482,26 @@ TEST(CbfFormat, HexText) {
     EXPECT_EQ(bad(""), Errc::invalid_text);
 }
 
+
+// counters_set / counters_saturated sum nibble masks 15 words at a time: check
+// them against counter_at over every counter, on random counters and on the
+// extremes (all 15, all zero), with a word count that is not a multiple of 15.
+TEST(CbfCore, CounterTalliesMatchACounterByCounterCount) {
+    Filter f(2000, 0.01);  // m = 32768: 2048 words
+    uint64_t state = 12345;
+    for (int round = 0; round < 3; ++round) {
+        for (auto& b : f.c) {
+            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+            b = round == 0 ? static_cast<uint8_t>(state >> 56) : round == 1 ? 0xFF : 0;
+        }
+        uint64_t set = 0, saturated = 0;
+        for (uint64_t i = 0; i < f.g.m; ++i) {
+            set += counter_at(f.c.data(), i) != 0;
+            saturated += counter_at(f.c.data(), i) == 15;
+        }
+        EXPECT_EQ(counters_set(f.g, f.c.data()), set);
+        EXPECT_EQ(counters_saturated(f.g, f.c.data()), saturated);
+    }
+}
+
 }  // namespace
