@@ -78,6 +78,23 @@ uint32_t View::item_flags(uint64_t pos) const noexcept {
     return flags;
 }
 
+View::State View::state() const noexcept {
+    const Control* c = control();
+    State s;
+    if (load_acquire(&c->journal.valid) != 0) {
+        s.seen = c->journal.seen;
+        s.count = c->journal.count;
+        s.overlay = c->journal.pos;
+        s.stored = c->journal.stored;
+    } else {
+        s.seen = load_acquire(&c->seen);
+        s.count = load_acquire(&c->count);
+        s.overlay = -1;
+        s.stored = c->stored;
+    }
+    return s;
+}
+
 bool View::pending() const noexcept { return load_acquire(&control()->journal.valid) != 0; }
 
 void View::rebuild_heap(uint64_t count) noexcept {

@@ -105,6 +105,22 @@ public:
     // Under the exclusive lock: sets the RNG state from a seed.
     void seed(uint64_t seed) noexcept;
 
+    // What a reader sees (under the shared lock, or none when frozen): the
+    // state after the last committed add. A journal left by a crashed writer
+    // is overlaid (its position reads from the staging slot), so readers
+    // never need to write.
+    struct State {
+        uint64_t seen;
+        uint64_t count;
+        int64_t overlay;  // position read from the staging slot, -1: none
+        uint64_t stored;
+    };
+    State state() const noexcept;
+    // The slot holding position pos in state s.
+    const uint8_t* slot_in(const State& s, uint64_t pos) const noexcept {
+        return int64_t(pos) == s.overlay ? slot(g_.k) : slot(pos);
+    }
+
     uint64_t seen() const noexcept;
     uint64_t count() const noexcept;
     uint32_t item_len(uint64_t pos) const noexcept;

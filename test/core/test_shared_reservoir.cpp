@@ -4,6 +4,7 @@
 // under the file lock.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -147,6 +148,15 @@ TEST(SharedReservoir, CrashAfterEachStep) {
                 std::vector<std::string> before;
                 for (uint64_t i = 0; i < r.view.count(); ++i) before.push_back(r.item(i));
                 const bool stored = r.add("crashing-item-longer-than-16", 1000.0, step);
+                // a reader before recovery sees the state after the add (overlay) or before it
+                const sr::View::State st = r.view.state();
+                EXPECT_EQ(st.seen, seen_before + (step >= 3 ? 1 : 0));
+                EXPECT_EQ(st.count, std::min<uint64_t>(st.seen, 8));
+                if (step >= 3 && stored) {
+                    ASSERT_GE(st.overlay, 0);
+                    const uint8_t* s = r.view.slot_in(st, uint64_t(st.overlay));
+                    EXPECT_EQ(std::string(reinterpret_cast<const char*>(s + 8), 16), "crashing-item-lo");
+                }
                 const bool replayed = r.view.recover();
                 EXPECT_EQ(replayed, step >= 3) << weighted << step;
                 ASSERT_EQ(r.view.check(), nullptr) << weighted << " step " << step << " at " << at;
