@@ -98,7 +98,7 @@ Form form_of(Oid typid) {
     return Form::output;
 }
 
-struct Item {
+struct ItemBytes {
     const char* data;
     uint32 len;
     uint32 flags;
@@ -106,8 +106,8 @@ struct Item {
 
 // The bytes stored for a value: bytea's bytes; text's bytes; anything else
 // its text form. Text is cut at a character boundary, bytea at item_size.
-Item item_bytes(Datum value, Oid typid, Form form, uint32 item_size) {
-    Item it;
+ItemBytes item_bytes(Datum value, Oid typid, Form form, uint32 item_size) {
+    ItemBytes it;
     it.flags = 0;
     if (form == Form::output) {
         char* s = OutputFunctionCall(output_for(typid), value);
@@ -159,7 +159,7 @@ Datum add_one(FunctionCallInfo fcinfo, bool weighted_call) {
     const Oid typid = get_fn_expr_argtype(fcinfo->flinfo, 1);
     const double w = weighted_call ? PG_GETARG_FLOAT8(2) : 1.0;
     if (weighted_call) check_weight(w);
-    Item it = item_bytes(PG_GETARG_DATUM(1), typid, form_of(typid), v.geometry().item_size);
+    ItemBytes it = item_bytes(PG_GETARG_DATUM(1), typid, form_of(typid), v.geometry().item_size);
     lock_for_write(e, v);
     const bool stored = v.add(reinterpret_cast<const uint8_t*>(it.data), it.len, it.flags, w);
     sh::add_ops(e->map.header(), 1);
@@ -305,7 +305,7 @@ SKETCH_FUNCTION(shared_reservoir_add_many) {
         }
     }
     const Form form = form_of(elem);
-    auto* list = static_cast<Item*>(palloc(sizeof(Item) * (n > 0 ? n : 1)));
+    auto* list = static_cast<ItemBytes*>(palloc(sizeof(ItemBytes) * (n > 0 ? n : 1)));
     auto* lw = static_cast<float8*>(palloc(sizeof(float8) * (n > 0 ? n : 1)));
     int count = 0;
     for (int i = 0; i < n; ++i) {
