@@ -11,7 +11,7 @@ PGBENCH=$(dirname "$(command -v psql)")/pgbench
 [ -x "$PGBENCH" ] || PGBENCH=/usr/lib/postgresql/15/bin/pgbench
 DB=sketchshare_sres_concurrency
 WORK=$(mktemp -d /tmp/sketchshare-sres.XXXXXX)
-chmod 755 "$WORK"
+chmod 777 "$WORK"
 trap 'rm -rf "$WORK"; psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true' EXIT
 
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
@@ -70,4 +70,18 @@ check "conc: sample mean within 5 sd of 19999.5" \
 q "SELECT 'weighted sample mean weight: ' || avg(1 + substr(s, 6)::int % 7) FROM shared_reservoir_sample('conc_w') s"
 check "conc_w: heavier items are over-represented" \
     "SELECT avg(1 + substr(s, 6)::int % 7) BETWEEN 4.6 AND 5.3 FROM shared_reservoir_sample('conc_w') s"
+
+echo "== freeze, export, attach"
+q "SELECT shared_freeze('conc')" >/dev/null
+q "SELECT shared_export('conc', '$WORK/conc.rsv')" >/dev/null
+q "SELECT shared_attach('conc_copy', '$WORK/conc.rsv')" >/dev/null
+check "the attached copy is a read-only reservoir with the same sample" \
+    "SELECT (SELECT array_agg(s ORDER BY s) FROM shared_reservoir_sample('conc') s)
+          = (SELECT array_agg(s ORDER BY s) FROM shared_reservoir_sample('conc_copy') s)
+        AND shared_reservoir_seen('conc_copy') = 40000
+        AND (shared_reservoir_stats('conc_copy')->>'readonly')::bool
+        AND (SELECT kind = 'reservoir' AND readonly FROM shared_objects WHERE name = 'conc_copy')"
+out=$(psql -X -At -c "SELECT shared_reservoir_add('conc_copy', 'x')" 2>&1 || true)
+echo "$out" | grep -q 'is frozen' || { echo "FAILED: an add to the attached copy: $out"; exit 1; }
+echo "ok: the attached copy refuses adds"
 echo "all shared reservoir concurrency checks passed"
