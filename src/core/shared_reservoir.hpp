@@ -1,10 +1,10 @@
 // A reservoir sample kept in a shared object's payload (mapped MAP_SHARED):
 // uniform (Algorithm R) or weighted (A-Res, a min-heap of log-keys). The RNG
-// state lives in the payload and advances under the object's exclusive lock,
-// so concurrent producers sample one consistent reservoir.
+// state lives in the payload and advances under the reservoir's mutex, so
+// concurrent producers sample one consistent reservoir.
 //
 // Payload layout (native endian, every part 64-byte aligned):
-//   Control (256 bytes)        seen, count, the RNG state, the redo journal
+//   Control (256 bytes)        seen, count, the RNG state, the mutex, the redo journal
 //   slots[k + 1]               stride bytes each: uint32 len, uint32 flags,
 //                              item bytes (item_size at most); slot k is the
 //                              staging slot of the journal
@@ -12,7 +12,7 @@
 //                  int32 heap[k]    positions as a min-heap by key
 //
 // Crash safety (a process killed at any instruction of an add, while holding
-// the exclusive lock, which the next locker reclaims):
+// the mutex, which the next locker steals):
 //   1. the new item is written into the staging slot (nobody reads it);
 //   2. the journal is filled: target position, new seen, count, RNG state, key;
 //   3. journal.valid = 1 (release store): the add is now committed;
@@ -23,8 +23,11 @@
 // A crash before 3 leaves the previous state untouched. Every mutation and
 // every reader first calls recover() (or checks pending()).
 //
+// Locking is the caller's: every View method that changes the payload runs
+// with Control::mutex held (see src/pg/shared_reservoir_sql.cpp).
+//
 // Nothing here throws except make_geometry / check_geometry; the rest runs
-// under the lock and is noexcept.
+// under the mutex and is noexcept.
 #pragma once
 
 #include <cstddef>
@@ -64,6 +67,12 @@ struct Control {
     uint64_t rng[4];  // xoshiro256** state; all zero: not yet seeded
     uint64_t stored;  // adds that stored their item (diagnostics)
     uint64_t recoveries;  // journals replayed after a crash
+    // The reservoir's own mutex: a PID-encoded spin word (sketch::StripeLock
+    // over this one word), held for the few hundred nanoseconds of one add or
+    // copy, stolen from a holder found dead. Mutators and readers take the
+    // object's rwlock shared and then this; freeze takes the rwlock
+    // exclusively, which shuts them all out.
+    alignas(64) uint32_t mutex;
     alignas(64) Journal journal;
 };
 static_assert(sizeof(Control) <= 256, "control block overflows");
@@ -84,28 +93,29 @@ public:
 
     const Geometry& geometry() const { return g_; }
     Control* control() const { return reinterpret_cast<Control*>(base_); }
+    uint32_t* mutex() const { return &control()->mutex; }
     uint8_t* slot(uint64_t i) const { return base_ + kControlBytes + i * g_.stride; }
     double* keys() const { return reinterpret_cast<double*>(base_ + kControlBytes + (uint64_t(g_.k) + 1) * g_.stride); }
     int32_t* heap() const { return reinterpret_cast<int32_t*>(keys() + g_.k); }
 
-    // Under the exclusive lock. Replays a committed journal left by a crashed
+    // Under the mutex. Replays a committed journal left by a crashed
     // writer; returns true if there was one.
     bool recover() noexcept;
-    // True if a crashed writer left a journal to replay (readers must then
-    // take the exclusive lock and recover() before reading).
+    // True if a crashed writer left a journal to replay (readers read
+    // through it: see state()).
     bool pending() const noexcept;
 
-    // Under the exclusive lock, after recover(). Adds one item (already cut to
+    // Under the mutex, after recover(). Adds one item (already cut to
     // item_size) with weight (ignored when uniform; must be valid otherwise);
     // returns true if it was stored. crash_after (tests only) stops after
     // that step (1..4) as a killed process would.
     bool add(const uint8_t* bytes, uint32_t len, uint32_t flags, double weight, int crash_after = 0) noexcept;
-    // Under the exclusive lock: empties it (seen = 0), keeps the RNG.
+    // Under the mutex: empties it (seen = 0), keeps the RNG.
     void clear() noexcept;
-    // Under the exclusive lock: sets the RNG state from a seed.
+    // Under the mutex: sets the RNG state from a seed.
     void seed(uint64_t seed) noexcept;
 
-    // What a reader sees (under the shared lock, or none when frozen): the
+    // What a reader sees (under the mutex, or none when frozen): the
     // state after the last committed add. A journal left by a crashed writer
     // is overlaid (its position reads from the staging slot), so readers
     // never need to write.

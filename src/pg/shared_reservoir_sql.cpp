@@ -1,7 +1,10 @@
 // Shared reservoirs: a reservoir sample kept in a shared object's file
 // (src/core/shared_reservoir.hpp has the layout and the crash-safe add).
-//   add, add_many, clear, seed: exclusive lock (the RNG advances under it)
-//   sample, seen, count:        shared lock; frozen objects: no lock
+//   every call on a mutable object: the object's rwlock shared, then the
+//   reservoir's own mutex (a PID-encoded spin word in the payload, held for
+//   one add, one batch or one copy); the RNG advances under the mutex.
+//   freeze takes the rwlock exclusively and so waits for all of them.
+//   Frozen objects: no lock at all.
 // Items are turned into bytes (text form, or bytea's bytes) and weights are
 // checked before any lock is taken; nothing between lock and unlock raises.
 #include <cfloat>
@@ -140,14 +143,34 @@ void check_weighting(const ss::Entry* e, bool weighted_call) {
                         errhint("Create it with weighted => true for weighted sampling.")));
 }
 
-// Takes the exclusive lock of a mutable object (refusing a frozen one) and
-// replays a crashed writer's journal.
-void lock_for_write(ss::Entry* e, sr::View& v) {
-    ss::lock_exclusive(e);
-    if (ss::is_frozen(e)) {  // a freeze won the race
-        ss::unlock_exclusive(e);
+// The rwlock shared, then the reservoir's mutex. Nothing between lock and
+// unlock may raise an ERROR.
+struct Held {
+    sketch::ReadTicket ticket;
+    uint32 me;
+};
+
+void lock_reservoir(ss::Entry* e, const sr::View& v, Held* h) {
+    ss::lock_shared(e, &h->ticket);
+    h->me = ss::lock_owner_id();
+    sketch::StripeLock(v.mutex()).lock(0, h->me);  // hash 0: word 0, the mutex itself
+}
+
+void unlock_reservoir(ss::Entry* e, const sr::View& v, const Held& h) {
+    sketch::StripeLock(v.mutex()).unlock(0, h.me);
+    ss::unlock_shared(e, h.ticket);
+}
+
+// Locks a mutable object (refusing a frozen one: a freeze may have won the
+// race) and replays a crashed writer's journal.
+void lock_for_write(ss::Entry* e, sr::View& v, Held* h) {
+    ss::lock_shared(e, &h->ticket);
+    if (ss::is_frozen(e)) {
+        ss::unlock_shared(e, h->ticket);
         ss::check_mutable(e);
     }
+    h->me = ss::lock_owner_id();
+    sketch::StripeLock(v.mutex()).lock(0, h->me);
     v.recover();
 }
 
@@ -160,15 +183,16 @@ Datum add_one(FunctionCallInfo fcinfo, bool weighted_call) {
     const double w = weighted_call ? PG_GETARG_FLOAT8(2) : 1.0;
     if (weighted_call) check_weight(w);
     ItemBytes it = item_bytes(PG_GETARG_DATUM(1), typid, form_of(typid), v.geometry().item_size);
-    lock_for_write(e, v);
+    Held h;
+    lock_for_write(e, v, &h);
     const bool stored = v.add(reinterpret_cast<const uint8_t*>(it.data), it.len, it.flags, w);
     sh::add_ops(e->map.header(), 1);
-    ss::unlock_exclusive(e);
+    unlock_reservoir(e, v, h);
     PG_RETURN_BOOL(stored);
 }
 
-// The state a reader sees, copied out: under the shared lock (a frozen
-// object needs none). The buffer is allocated before locking; if the sample
+// The state a reader sees, copied out: under the rwlock (shared) and the
+// mutex (a frozen object needs neither). The buffer is allocated before locking; if the sample
 // grew meanwhile, again with the larger size.
 struct Copy {
     uint64 seen;
@@ -193,8 +217,8 @@ Copy read_state(ss::Entry* e, bool with_items) {
                                 errdetail("Copying %llu items of shared reservoir \"%s\".", (unsigned long long)room,
                                           e->name)));
         }
-        sketch::ReadTicket ticket;
-        if (!frozen) ss::lock_shared(e, &ticket);
+        Held h;
+        if (!frozen) lock_reservoir(e, v, &h);
         const sr::View::State s = v.state();
         bool fits = !with_items || s.count <= room;
         if (fits) {
@@ -209,7 +233,7 @@ Copy read_state(ss::Entry* e, bool with_items) {
                 memcpy(c.slots + i * c.stride, slot, 8 + size_t(len));
             }
         }
-        if (!frozen) ss::unlock_shared(e, ticket);
+        if (!frozen) unlock_reservoir(e, v, h);
         if (fits) return c;
         pfree(c.slots);
         room = s.count;
@@ -316,11 +340,12 @@ SKETCH_FUNCTION(shared_reservoir_add_many) {
     }
     int64 stored = 0;
     if (count > 0) {
-        lock_for_write(e, v);
+        Held h;
+        lock_for_write(e, v, &h);
         for (int i = 0; i < count; ++i)
             stored += v.add(reinterpret_cast<const uint8_t*>(list[i].data), list[i].len, list[i].flags, lw[i]);
         sh::add_ops(e->map.header(), 1);
-        ss::unlock_exclusive(e);
+        unlock_reservoir(e, v, h);
     }
     PG_RETURN_INT64(stored);
 }
@@ -344,9 +369,10 @@ SKETCH_FUNCTION(shared_reservoir_seed) {
     ss::check_mutable(e);
     sr::View v = view_of(e);
     const uint64 seed = uint64(PG_GETARG_INT64(1));
-    lock_for_write(e, v);
+    Held h;
+    lock_for_write(e, v, &h);
     v.seed(seed);
-    ss::unlock_exclusive(e);
+    unlock_reservoir(e, v, h);
     PG_RETURN_VOID();
 }
 
@@ -354,10 +380,11 @@ SKETCH_FUNCTION(shared_reservoir_clear) {
     ss::Entry* e = open_arg(fcinfo, ss::kWrite);
     ss::check_mutable(e);
     sr::View v = view_of(e);
-    lock_for_write(e, v);
+    Held h;
+    lock_for_write(e, v, &h);
     v.clear();
     sh::add_ops(e->map.header(), 1);
-    ss::unlock_exclusive(e);
+    unlock_reservoir(e, v, h);
     PG_RETURN_VOID();
 }
 

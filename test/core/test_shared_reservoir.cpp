@@ -177,8 +177,9 @@ TEST(SharedReservoir, CrashAfterEachStep) {
     }
 }
 
-// Threads (as processes would) add under the exclusive lock of a shared
-// rwlock: seen is exact, every sampled item is one that was added.
+// Threads (as processes would) add as the SQL face does: the object's rwlock
+// shared, then the reservoir's mutex. seen is exact, every sampled item is
+// one that was added.
 TEST(SharedReservoir, ThreadsUnderTheLock) {
     for (bool weighted : {false, true}) {
         Res r(50, 32, weighted, 5);
@@ -190,12 +191,17 @@ TEST(SharedReservoir, ThreadsUnderTheLock) {
             threads.emplace_back([&, t] {
                 sketch::RWLock lock(&words, slots.data());
                 const uint32_t me = sketch::current_thread_id();
+                sketch::StripeLock mutex(r.view.mutex());
                 for (int i = 0; i < kAdds; ++i) {
-                    while (lock.lock_exclusive(me, 20) != sketch::LockResult::acquired) {
+                    const std::string item = "t" + std::to_string(t) + "-" + std::to_string(i);
+                    sketch::ReadTicket ticket;
+                    while (lock.lock_shared(me, 20, &ticket) != sketch::LockResult::acquired) {
                     }
+                    mutex.lock(0, me);
                     r.view.recover();
-                    r.add("t" + std::to_string(t) + "-" + std::to_string(i), 1.0 + i % 3);
-                    lock.unlock_exclusive(me);
+                    r.add(item, 1.0 + i % 3);
+                    mutex.unlock(0, me);
+                    lock.unlock_shared(me, ticket);
                 }
             });
         for (auto& th : threads) th.join();

@@ -91,6 +91,7 @@ for r in crash crash_w; do
         "SELECT shared_reservoir_count('$r') = least(shared_reservoir_seen('$r'), $K)
                 AND (SELECT count(*) FROM shared_reservoir_sample('$r')) = shared_reservoir_count('$r')"
 done
+for r in crash crash_w; do q "SELECT '$r after more writes: ' || (shared_reservoir_stats('$r') - 'bytes' - 'mmap_size')::text"; done
 check "clear works after the crash" \
     "SELECT shared_reservoir_clear('crash') IS NOT NULL AND shared_reservoir_seen('crash') = 0"
 echo "all shared reservoir crash checks passed"
