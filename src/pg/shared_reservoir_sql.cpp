@@ -95,10 +95,18 @@ FmgrInfo* output_for(Oid typid) {
 enum class Form : uint8 { raw_bytes, text_bytes, output };
 
 Form form_of(Oid typid) {
-    const Oid base = getBaseType(typid);
-    if (base == BYTEAOID) return Form::raw_bytes;
-    if (base == TEXTOID || base == VARCHAROID) return Form::text_bytes;
-    return Form::output;
+    if (typid == TEXTOID || typid == VARCHAROID) return Form::text_bytes;
+    if (typid == BYTEAOID) return Form::raw_bytes;
+    static Oid last_typid = InvalidOid;  // one syscache lookup per type, not per row
+    static Form last_form = Form::output;
+    if (typid != last_typid) {
+        const Oid base = getBaseType(typid);
+        last_form = base == BYTEAOID ? Form::raw_bytes
+                    : (base == TEXTOID || base == VARCHAROID) ? Form::text_bytes
+                                                               : Form::output;
+        last_typid = typid;
+    }
+    return last_form;
 }
 
 struct ItemBytes {
