@@ -67,15 +67,16 @@ struct Control {
     uint64_t rng[4];  // xoshiro256** state; all zero: not yet seeded
     uint64_t stored;  // adds that stored their item (diagnostics)
     uint64_t recoveries;  // journals replayed after a crash
-    // The reservoir's own mutex: a PID-encoded spin word (sketch::StripeLock
-    // over this one word), held for the few hundred nanoseconds of one add or
-    // copy, stolen from a holder found dead. Mutators and readers take the
+    // The reservoir's own mutex: a PID-encoded spin word (try_lock below),
+    // held for the few hundred nanoseconds of one add or copy, taken over
+    // from a holder found dead. Mutators and readers take the
     // object's rwlock shared and then this; freeze takes the rwlock
     // exclusively, which shuts them all out.
     alignas(64) uint32_t mutex;
     alignas(64) Journal journal;
 };
 static_assert(sizeof(Control) <= 256, "control block overflows");
+static_assert(offsetof(Control, mutex) == 64, "test/scripts/shared_reservoir_crash.sh writes the mutex at 12288 + 64");
 
 constexpr uint64_t kControlBytes = 256;
 
@@ -85,6 +86,14 @@ Geometry make_geometry(int64_t k, int64_t item_size, bool weighted, uint64_t ini
 // Validates a stored geometry against the payload size; throws corrupted.
 void check_geometry(const char* label, const Geometry& g, uint64_t payload_bytes);
 uint64_t payload_bytes(const Geometry& g);
+
+// The mutex word: tries `spins` times (pausing, and every 64th time checking
+// whether the holder is alive and yielding the CPU) to take it for `owner`;
+// a dead holder's claim (or a stale claim of owner itself) is taken over.
+// Returns false if a live process kept it throughout: the caller then lets
+// go of everything, checks for interrupts and tries again.
+bool try_lock(uint32_t* word, uint32_t owner, unsigned spins) noexcept;
+void unlock(uint32_t* word, uint32_t owner) noexcept;
 
 // A view of one mapped payload.
 class View {

@@ -151,34 +151,41 @@ void check_weighting(const ss::Entry* e, bool weighted_call) {
                         errhint("Create it with weighted => true for weighted sampling.")));
 }
 
-// The rwlock shared, then the reservoir's mutex. Nothing between lock and
-// unlock may raise an ERROR.
+// The rwlock shared, then the reservoir's mutex. A backend that cannot get
+// the mutex soon lets go of the rwlock, checks for interrupts (so a wait
+// stays cancellable) and tries again. Nothing between lock and unlock may
+// raise an ERROR.
 struct Held {
     sketch::ReadTicket ticket;
     uint32 me;
 };
 
-void lock_reservoir(ss::Entry* e, const sr::View& v, Held* h) {
-    ss::lock_shared(e, &h->ticket);
+constexpr unsigned kSpins = 1024;
+
+void lock_reservoir(ss::Entry* e, const sr::View& v, Held* h, bool for_write) {
     h->me = ss::lock_owner_id();
-    sketch::StripeLock(v.mutex()).lock(0, h->me);  // hash 0: word 0, the mutex itself
+    for (;;) {
+        ss::lock_shared(e, &h->ticket);
+        if (for_write && ss::is_frozen(e)) {  // a freeze may have won the race
+            ss::unlock_shared(e, h->ticket);
+            ss::check_mutable(e);
+        }
+        if (sr::try_lock(v.mutex(), h->me, kSpins)) return;
+        ss::unlock_shared(e, h->ticket);
+        CHECK_FOR_INTERRUPTS();
+        pg_usleep(100);
+    }
 }
 
 void unlock_reservoir(ss::Entry* e, const sr::View& v, const Held& h) {
-    sketch::StripeLock(v.mutex()).unlock(0, h.me);
+    sr::unlock(v.mutex(), h.me);
     ss::unlock_shared(e, h.ticket);
 }
 
-// Locks a mutable object (refusing a frozen one: a freeze may have won the
-// race) and replays a crashed writer's journal.
+// Locks a mutable object (refusing a frozen one) and replays a crashed
+// writer's journal.
 void lock_for_write(ss::Entry* e, sr::View& v, Held* h) {
-    ss::lock_shared(e, &h->ticket);
-    if (ss::is_frozen(e)) {
-        ss::unlock_shared(e, h->ticket);
-        ss::check_mutable(e);
-    }
-    h->me = ss::lock_owner_id();
-    sketch::StripeLock(v.mutex()).lock(0, h->me);
+    lock_reservoir(e, v, h, true);
     v.recover();
 }
 
@@ -226,7 +233,7 @@ Copy read_state(ss::Entry* e, bool with_items) {
                                           e->name)));
         }
         Held h;
-        if (!frozen) lock_reservoir(e, v, &h);
+        if (!frozen) lock_reservoir(e, v, &h, false);
         const sr::View::State s = v.state();
         bool fits = !with_items || s.count <= room;
         if (fits) {

@@ -11,6 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "error.hpp"
 #include "rwlock.hpp"
 #include "shared_reservoir.hpp"
@@ -191,16 +194,16 @@ TEST(SharedReservoir, ThreadsUnderTheLock) {
             threads.emplace_back([&, t] {
                 sketch::RWLock lock(&words, slots.data());
                 const uint32_t me = sketch::current_thread_id();
-                sketch::StripeLock mutex(r.view.mutex());
                 for (int i = 0; i < kAdds; ++i) {
                     const std::string item = "t" + std::to_string(t) + "-" + std::to_string(i);
                     sketch::ReadTicket ticket;
                     while (lock.lock_shared(me, 20, &ticket) != sketch::LockResult::acquired) {
                     }
-                    mutex.lock(0, me);
+                    while (!sr::try_lock(r.view.mutex(), me, 1024)) {
+                    }
                     r.view.recover();
                     r.add(item, 1.0 + i % 3);
-                    mutex.unlock(0, me);
+                    sr::unlock(r.view.mutex(), me);
                     lock.unlock_shared(me, ticket);
                 }
             });
@@ -216,6 +219,26 @@ TEST(SharedReservoir, ThreadsUnderTheLock) {
             EXPECT_TRUE(t >= 0 && t < kThreads && n >= 0 && n < kAdds) << it;
         }
     }
+}
+
+// The mutex: taken and released; refused while a live process holds it;
+// taken over from a dead holder.
+TEST(SharedReservoir, MutexTakesOverDeadHolders) {
+    uint32_t word = 0;
+    const uint32_t me = sketch::current_process_id();
+    EXPECT_TRUE(sr::try_lock(&word, me, 10));
+    EXPECT_EQ(word, me);
+    sr::unlock(&word, me);
+    EXPECT_EQ(word, 0u);
+    word = 1;  // init: alive, never us
+    EXPECT_FALSE(sr::try_lock(&word, me, 200));
+    EXPECT_EQ(word, 1u);
+    pid_t child = fork();
+    if (child == 0) _exit(0);
+    waitpid(child, nullptr, 0);
+    word = uint32_t(child);  // a process that has exited
+    EXPECT_TRUE(sr::try_lock(&word, me, 200));
+    EXPECT_EQ(word, me);
 }
 
 }  // namespace

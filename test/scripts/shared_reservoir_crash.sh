@@ -94,4 +94,26 @@ done
 for r in crash crash_w; do q "SELECT '$r after more writes: ' || (shared_reservoir_stats('$r') - 'bytes' - 'mmap_size')::text"; done
 check "clear works after the crash" \
     "SELECT shared_reservoir_clear('crash') IS NOT NULL AND shared_reservoir_seen('crash') = 0"
+
+# The mutex word lives at payload offset 64 (file offset 12288 + 64, asserted
+# in src/core/shared_reservoir.hpp). A live process (a sleep) holding it:
+# statement_timeout ends the wait; once it is gone its claim is taken over.
+datadir=$(q "SHOW data_directory")
+dboid=$(q "SELECT oid FROM pg_database WHERE datname = current_database()")
+file="$datadir/sketchshare/$dboid/crash"
+[ -f "$file" ] || { echo "FAILED: no file at $file"; exit 1; }
+put_mutex() {
+    printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 & 255)) $((($1 >> 8) & 255)) $((($1 >> 16) & 255)) $((($1 >> 24) & 255)))" |
+        dd of="$file" bs=1 seek=$((12288 + 64)) conv=notrunc status=none
+}
+sleep 60 &
+holder=$!
+PIDS+=($holder)
+put_mutex "$holder"
+out=$(PGOPTIONS="-c statement_timeout=300ms" psql -X -At -c "SELECT shared_reservoir_add('crash', 'blocked')" 2>&1 || true)
+echo "$out" | grep -q "statement timeout" || { echo "FAILED: statement_timeout while waiting for the mutex: $out"; exit 1; }
+echo "ok: statement_timeout ends a wait for the reservoir's mutex"
+kill "$holder"; wait "$holder" 2>/dev/null || true
+check "a dead holder's mutex is taken over within a second" \
+    "SELECT shared_reservoir_add('crash', 'unblocked') IS NOT NULL AND shared_reservoir_count('crash') > 0" 1s
 echo "all shared reservoir crash checks passed"
