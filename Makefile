@@ -27,6 +27,9 @@ SHLIB_LINK   = -lstdc++
 
 # No LLVM bitcode for JIT inlining: it would require clang at install time.
 override with_llvm = no
+# Header dependencies, tracked by the compiler in .deps/ (basenames are unique
+# across src/core and src/pg, which this needs).
+override autodepend = yes
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -48,6 +51,10 @@ $(UNIT_BIN): $(UNIT_SRCS) $(CORE_OBJS) $(wildcard src/core/*.hpp)
 
 unit: $(UNIT_BIN)
 	./$(UNIT_BIN)
+
+# ---- core benchmarks (Google Benchmark): bench/core/NAME_bench.cpp ----
+bench/core/%_bench: bench/core/%_bench.cpp $(CORE_OBJS) $(wildcard src/core/*.hpp)
+	$(CXX) -std=c++17 -O2 -g -Isrc/core -o $@ $< $(CORE_OBJS) -lbenchmark -lpthread
 
 EXTRA_CLEAN  = $(UNIT_BIN) results regression.diffs regression.out
 .PHONY: unit

@@ -55,6 +55,29 @@ SELECT f = (SELECT cbf_union_agg(f) FROM demo_hourly
        cbf_count_of(f, 42::bigint) AS visits_of_42
 FROM demo_window;
 
+-- Scene: Bloom filters. One filter of visitors per day, built by an aggregate
+-- (sized for the whole week so that the days can be merged), merged with
+-- bloom_union_agg, probed with @>.
+CREATE TEMP TABLE page_visits AS
+SELECT DATE '2026-11-24' + day_no AS day, (i * 7919 + day_no * 104729) % 200000 AS user_id
+FROM generate_series(0, 6) day_no, generate_series(1, 30000) i;
+CREATE TEMP TABLE daily_seen AS
+SELECT day, bloom_agg(user_id, 200000, 0.01) AS seen FROM page_visits GROUP BY day;
+SELECT day, bloom_info(seen)->>'layout' AS layout, pg_column_size(seen) AS bytes,
+       round(bloom_estimated_count(seen)) AS visitors
+FROM daily_seen ORDER BY day;
+-- The week: how many distinct visitors, and did these users come?
+WITH week AS (SELECT bloom_union_agg(seen) AS f FROM daily_seen)
+SELECT round(bloom_estimated_count(f)) AS weekly_visitors,
+       (SELECT count(DISTINCT user_id) FROM page_visits) AS exact,
+       f @> 7919 AS user_7919, f @> 199999 AS user_199999
+FROM week;
+-- Which of 1000 ids never visited? No false negatives; a few false positives.
+WITH week AS (SELECT bloom_union_agg(seen) AS f FROM daily_seen)
+SELECT count(*) FILTER (WHERE NOT f @> id) AS surely_new,
+       count(*) FILTER (WHERE f @> id AND id NOT IN (SELECT user_id FROM page_visits)) AS false_positives
+FROM week, generate_series(200000, 200999) id;
+
 -- Scene: shared objects. Four sessions load overlapping slices of one event
 -- stream at the same time, and every event is loaded once: they all ask one
 -- shared counting filter "has anyone seen this event?".

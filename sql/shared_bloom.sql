@@ -1,7 +1,4 @@
 -- Shared Bloom filters: the SQL surface, layouts, values, frozen, errors.
--- (Declared only when the bloom type is installed: see 41_shared_bloom.sql.)
-SELECT to_regtype('bloom') IS NOT NULL AS have_bloom \gset
-\if :have_bloom
 SELECT shared_bloom_create('bf', 1000, 0.01);
 SELECT shared_bloom_add('bf', 42) AS first_add, shared_bloom_add('bf', 42) AS second_add;
 SELECT shared_bloom_contains('bf', 42::bigint) AS as_bigint, shared_bloom_contains('bf', 42::int2) AS as_int2,
@@ -62,6 +59,3 @@ SELECT shared_bloom_merge('bf', shared_bloom_snapshot('bf'));
 SELECT shared_bloom_contains('bf', 'abc') AS abc, shared_bloom_stats('bf')->'frozen' AS frozen,
        bloom_contains(shared_bloom_snapshot('bf'), 42) AS snapshot_42;
 SELECT shared_drop(name) FROM shared_objects ORDER BY name;
-\else
-\echo 'no bloom type: shared Bloom filters are not declared'
-\endif

@@ -39,6 +39,10 @@ namespace BLOOM_KERNEL_NS {
 
 constexpr uint64_t kMcg = 0xf1357aea2e62a9c5ull;
 
+#ifndef BLOOM_PREFETCH_LINES
+#define BLOOM_PREFETCH_LINES 64
+#endif
+
 inline __attribute__((always_inline)) uint64_t mulhi(uint64_t a, uint64_t b) {
     return uint64_t((static_cast<unsigned __int128>(a) * b) >> 64);
 }
@@ -229,11 +233,11 @@ struct Driver {
         }
     }
 
-    // Items per prefetch round: enough lines in flight, not more than the
-    // core can track.
-    static size_t chunk(const Span& s) {
-        size_t c = 64 / (s.k * (Sub::kUsed > 64 ? 2 : 1));
-        return c < 4 ? 4 : c;
+    // Prefetch distance in items: enough lines in flight to cover memory
+    // latency, not more than the core can track (BLOOM_PREFETCH_LINES).
+    static size_t distance(const Span& s) {
+        size_t c = BLOOM_PREFETCH_LINES / (s.k * (Sub::kUsed > 1 ? 2 : 1));
+        return c < 2 ? 2 : c;
     }
 
     static bool insert_one(const Span& s, Hash128 h) { return insert1(s, h.lo); }
@@ -244,25 +248,23 @@ struct Driver {
             for (size_t i = 0; i < n; ++i) insert1(s, hs[i].lo);
             return;
         }
-        const size_t c = chunk(s);
-        for (size_t start = 0; start < n; start += c) {
-            const size_t end = start + c < n ? start + c : n;
-            for (size_t i = start; i < end; ++i) prefetch1(s, hs[i].lo);
-            for (size_t i = start; i < end; ++i) insert1(s, hs[i].lo);
+        // A sliding window: item i + d is prefetched as item i is inserted.
+        const size_t d = distance(s);
+        for (size_t i = 0; i < d && i < n; ++i) prefetch1(s, hs[i].lo);
+        for (size_t i = 0; i < n; ++i) {
+            if (i + d < n) prefetch1(s, hs[i + d].lo);
+            insert1(s, hs[i].lo);
         }
     }
     static size_t contains_many(const Span& s, const Hash128* hs, size_t n, bool* out) {
         size_t found = 0;
-        const size_t c = n < 8 ? n : chunk(s);
-        for (size_t start = 0; start < n; start += c) {
-            const size_t end = start + c < n ? start + c : n;
-            if (n >= 8)
-                for (size_t i = start; i < end; ++i) prefetch1(s, hs[i].lo);
-            for (size_t i = start; i < end; ++i) {
-                bool hit = contains1(s, hs[i].lo);
-                if (out) out[i] = hit;
-                found += hit;
-            }
+        const size_t d = n < 8 ? 0 : distance(s);
+        for (size_t i = 0; i < d && i < n; ++i) prefetch1(s, hs[i].lo);
+        for (size_t i = 0; i < n; ++i) {
+            if (d != 0 && i + d < n) prefetch1(s, hs[i + d].lo);
+            const bool hit = contains1(s, hs[i].lo);
+            if (out) out[i] = hit;
+            found += hit;
         }
         return found;
     }

@@ -54,7 +54,10 @@ struct Cursor {
             std::string name = kBlockNames[b];
             std::string with_t = name;
             with_t.insert(name.find('[') == std::string::npos ? name.size() : name.find('['), "_t");
-            if (eat(with_t.c_str()) || eat(name.c_str())) return BlockType(b);
+            if (eat(with_t.c_str()) || eat(name.c_str())) {
+                if (i < s.size() && s[i] == '[') bad("a block array must be uint64[2], uint64[4] or uint64[8]");
+                return BlockType(b);
+            }
         }
         bad("unknown block type (uint8, uint16, uint32, uint64, uint64[2], uint64[4] or uint64[8])");
     }
@@ -190,8 +193,8 @@ void validate_layout(const Layout& l) {
         default: break;
     }
     if (l.stride != 0 && (l.stride >= used_bytes(l)))
-        fail(Errc::invalid_parameter, "bloom stride must be between 1 and %u bytes (below the subarray size; 0 = natural), got %u",
-             used_bytes(l) - 1, l.stride);
+        fail(Errc::invalid_parameter, "bloom stride of %u bytes must be below the subarray size of %u bytes (0 = natural)",
+             l.stride, used_bytes(l));
 }
 
 Geometry geometry_for_positions(const Layout& l, uint64_t r) {

@@ -18,6 +18,7 @@
 
 #include "../core/cbf.hpp"
 #include "../core/cbf_format.hpp"
+#include "bloom_value.hpp"
 #include "guard.hpp"
 #include "item_hash.hpp"
 
@@ -479,4 +480,16 @@ SKETCH_FUNCTION(cbf_agg_combine) {
         cbf::merge(into_g, into_counters, from.counters);
     }
     PG_RETURN_DATUM(result);
+}
+
+// The projection onto a classic Bloom filter of the same m and k (layout
+// cbf<k>, same probes): a quarter of the size, read-only, and bloom_contains
+// on it answers as cbf_contains did.
+SKETCH_FUNCTION(cbf_to_bloom) {
+    const cbf::View view = read_arg(fcinfo, 0, nullptr);
+    const sketch::bloom::Geometry g =
+        sketch_pg::guarded([&] { return sketch::bloom::cbf_geometry(view.g.k, view.g.m); });
+    varlena* result = sketch_pg::bloom_value_new(g, view.g.seed);
+    cbf::to_bits(view.g, view.counters, reinterpret_cast<uint64_t*>(sketch_pg::bloom_bits(result)));
+    PG_RETURN_POINTER(result);
 }

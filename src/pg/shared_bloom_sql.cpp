@@ -4,9 +4,6 @@
 //   contains: no lock (contains_concurrent); frozen objects: the SIMD lookup
 //   clear, merge, snapshot: exclusive lock
 // Items are hashed before any lock is taken; nothing under the lock can raise.
-// Built when the Bloom filter's SQL face (bloom_value.hpp) is in the tree;
-// src/sql/41_shared_bloom.sql declares the functions only when its type is.
-#if __has_include("bloom_value.hpp")
 #include <cinttypes>
 #include <cstring>
 
@@ -313,5 +310,3 @@ SKETCH_FUNCTION(shared_bloom_stats) {
         ss::is_frozen(e) ? "true" : "false", e->readonly ? "true" : "false", e->map.lock().recoveries());
     PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }
-
-#endif  // __has_include("bloom_value.hpp")

@@ -1,0 +1,36 @@
+-- Bloom filters against what a user would otherwise run over the same rows:
+-- count(x) (the scan and aggregate floor), hll_add_agg (another sketch), and
+-- for lookups a trivial predicate over the same rows.
+-- Serial plans: on a small shared machine parallel workers only add noise
+-- (the aggregates do run in parallel; pg_regress tests that).
+-- @setup
+SET max_parallel_workers_per_gather = 0;
+DROP TABLE IF EXISTS bloom_bench_f;
+CREATE TABLE bloom_bench_f AS SELECT bloom_agg(x, 10000000, 0.01) AS f FROM t;
+DROP TABLE IF EXISTS bloom_bench_small;
+CREATE TABLE bloom_bench_small AS SELECT bloom_agg(x, 100000, 0.01) AS f FROM (SELECT x FROM t LIMIT 100000) s;
+-- @name count_x
+SELECT count(x) FROM t;
+-- @name hll_add_agg vs count_x
+SELECT hll_add_agg(hll_hash_bigint(x)) FROM t;
+-- @name bloom_agg_default vs count_x,hll_add_agg
+SELECT bloom_agg(x, 10000000, 0.01) FROM t;
+-- @name bloom_agg_fast_multiblock32 vs count_x,hll_add_agg
+SELECT bloom_agg(x, 10000000, 0.01, 'fast_multiblock32') FROM t;
+-- @name bloom_agg_block_uint64 vs count_x,hll_add_agg
+SELECT bloom_agg(x, 10000000, 0.01, 'block<uint64>') FROM t;
+-- @name bloom_agg_classic vs count_x,hll_add_agg
+SELECT bloom_agg(x, 10000000, 0.01, 'classic') FROM t;
+-- @name count_s
+SELECT count(s) FROM t;
+-- @name bloom_agg_text vs count_s
+SELECT bloom_agg(s, 10000000, 0.01) FROM t;
+-- @name filter_x_ne_0
+SELECT count(*) FILTER (WHERE x <> 0) FROM t;
+-- @name filter_bloom_contains vs filter_x_ne_0
+SELECT count(*) FILTER (WHERE bloom_contains((SELECT f FROM bloom_bench_f), x)) FROM t;
+-- @name filter_contains_operator vs filter_x_ne_0
+SELECT count(*) FILTER (WHERE (SELECT f FROM bloom_bench_f) @> x) FROM t;
+-- The same lookups in a filter that fits the caches (100k items, 128 kB).
+-- @name filter_contains_small vs filter_x_ne_0
+SELECT count(*) FILTER (WHERE bloom_contains((SELECT f FROM bloom_bench_small), x)) FROM t;

@@ -1,0 +1,96 @@
+-- bloom: layouts, sizing, items, operators, I/O
+SET extra_float_digits = 0;
+
+-- Sizing: the default layout and explicit ones (K' chosen when omitted).
+SELECT bloom_capacity_for(1000000, 0.01) AS default_bits,
+       bloom_capacity_for(1000000, 0.01, 'classic') AS classic_bits,
+       bloom_capacity_for(1000000, 0.01, 'block<uint64,5>') AS block_bits,
+       bloom_capacity_for(1000000, 0.01, 'fast_multiblock32<8>') AS fm32_8_bits;
+SELECT round(bloom_fpr_for(1000000, 9585059, 'classic<7>')::numeric, 5) AS classic7,
+       round(bloom_fpr_for(1000000, 10000000, 'fast_multiblock32')::numeric, 5) AS fm32_best,
+       bloom_fpr_for(0, 100, 'classic<3>') AS no_items,
+       bloom_fpr_for(10, 0, 'classic<3>') AS no_bits;
+-- fpr_for and capacity_for agree
+SELECT bloom_fpr_for(50000, bloom_capacity_for(50000, 0.001, l), l) <= 0.001 AS meets_target, l
+FROM unnest(ARRAY['classic<7>', 'block<uint64,5>', 'multiblock<uint64[8],3>', 'fast_multiblock32<8>',
+                  'fast_multiblock64<5>/1', 'cbf<7>']) AS l;
+
+-- Every layout family, canonical names, K' chosen for n and fpr.
+SELECT l AS spec, i->>'layout' AS layout, i->'k' AS k, i->'kp' AS kp, i->'stride' AS stride,
+       i->'capacity_bits' AS bits, i->'bits_set' AS set
+FROM unnest(ARRAY['classic', 'classic<7>', 'block<uint8>', 'block<uint16,3>', 'block<uint32>', 'block<uint64,5>',
+                  'block<uint64[2]>', 'block<uint64[4]>', 'block<uint64[8],9>', 'multiblock<uint8>',
+                  'multiblock<uint16>', 'multiblock<uint32,8>', 'multiblock<uint64>', 'multiblock<uint64[2]>',
+                  'multiblock<uint64[4]>', 'multiblock<uint64[8],3>', 'fast_multiblock32', 'fast_multiblock32<8>',
+                  'fast_multiblock64', 'fast_multiblock64<5>/1', '2*fast_multiblock32<7>/4', 'block<uint64,5>/8',
+                  ' Block < uint64_t , 5 > ', 'cbf<7>']) AS l,
+     LATERAL (SELECT bloom_info(bloom_empty(10000, 0.01, l)) AS i) x;
+
+-- The default layout and the whole info record.
+SELECT bloom_info(bloom_empty(1000000, 0.01));
+SELECT bloom_info(bloom_empty(1000, 0.0001, 'classic', 42));
+SELECT bloom_info(bloom_empty_bits(1000, 'block<uint64,5>'));
+SELECT bloom_info(bloom_empty_bits(1000, 'cbf<3>')) ->> 'capacity_bits' AS cbf_bits_power_of_two;
+
+-- Items: no false negatives; sketch_hash's canonical forms (any integer width).
+SELECT bloom_contains(bloom_add(bloom_empty(100, 0.01), 42), 42) AS has_42,
+       bloom_contains(bloom_add(bloom_empty(100, 0.01), 42), 43) AS has_43,
+       bloom_contains(bloom_add(bloom_empty(100, 0.01), 42::int2), 42::bigint) AS int2_as_bigint,
+       bloom_contains(bloom_add(bloom_empty(100, 0.01), 'abc'), 'abc') AS literal,
+       bloom_contains(bloom_add(bloom_empty(100, 0.01), 'abc'::varchar), 'abc'::text) AS varchar_as_text,
+       bloom_add(bloom_empty(100, 0.01), 42) @> 42 AS op_contains,
+       bloom_add(bloom_empty(100, 0.01), 'x') @> 'x' AS op_literal,
+       bloom_add(bloom_empty(100, 0.01), NULL::int) = bloom_empty(100, 0.01) AS null_adds_nothing,
+       bloom_contains(bloom_empty(100, 0.01), NULL::int) IS NULL AS null_lookup;
+-- A seed changes the probes; the filter remembers it.
+SELECT bloom_contains(bloom_add(bloom_empty(100, 0.01, NULL, 7), 'a'), 'a') AS seeded,
+       bloom_add(bloom_empty(100, 0.01, NULL, 7), 'a') <> bloom_add(bloom_empty(100, 0.01, NULL, 8), 'a') AS seeds_differ;
+
+-- Every layout: all members found, FPR near its target, estimated count near n.
+CREATE TEMP TABLE layouts(spec text);
+INSERT INTO layouts VALUES ('classic'), ('block<uint8>'), ('block<uint16>'), ('block<uint32>'), ('block<uint64>'),
+    ('block<uint64[2]>'), ('block<uint64[4]>'), ('block<uint64[8]>'), ('multiblock<uint8>'), ('multiblock<uint16>'),
+    ('multiblock<uint32>'), ('multiblock<uint64>'), ('multiblock<uint64[2]>'), ('multiblock<uint64[4]>'),
+    ('multiblock<uint64[8]>'), ('fast_multiblock32'), ('fast_multiblock64'), ('fast_multiblock32/4'),
+    ('fast_multiblock64/1'), ('2*block<uint64,3>/2'), ('cbf<7>');
+CREATE TEMP TABLE built AS
+SELECT spec, (SELECT bloom_agg(i, 10000, 0.01, spec) FROM generate_series(1, 10000) i) AS f FROM layouts;
+-- false positives over 50000 non-members: within 4 sd (+5%) of bloom_fpr_for at the real capacity
+SELECT spec,
+       (SELECT count(*) FROM generate_series(1, 10000) i WHERE NOT f @> i) AS false_negatives,
+       abs(fp - expected) <= 4 * sqrt(expected) + 0.05 * expected AS fpr_as_predicted,
+       expected < 500 AS meets_1pct,
+       abs(bloom_estimated_count(f) / 10000 - 1) < 0.05 AS count_within_5pct
+FROM built,
+     LATERAL (SELECT count(*) AS fp FROM generate_series(10001, 60000) i WHERE f @> i) m,
+     LATERAL (SELECT 50000 * bloom_fpr_for(10000, (bloom_info(f)->>'capacity_bits')::bigint, bloom_info(f)->>'layout') AS expected) e
+ORDER BY spec;
+
+-- Operators and combination.
+WITH a AS (SELECT bloom_agg(i, 1000, 0.01, 'block<uint64,5>') AS f FROM generate_series(1, 500) i),
+     b AS (SELECT bloom_agg(i, 1000, 0.01, 'block<uint64,5>') AS f FROM generate_series(501, 1000) i),
+     ab AS (SELECT bloom_agg(i, 1000, 0.01, 'block<uint64,5>') AS f FROM generate_series(1, 1000) i)
+SELECT (a.f | b.f) = ab.f AS union_is_filter_of_both,
+       bloom_union(a.f, b.f) = ab.f AS union_fn,
+       (ab.f & a.f) = a.f AS intersect_with_superset,
+       bloom_intersect(a.f, b.f) <> a.f AS intersect_shrinks,
+       (a.f & b.f) @> 7 AS intersect_may_keep_nothing,
+       bloom_estimated_count(a.f | b.f)::int BETWEEN 950 AND 1050 AS union_count
+FROM a, b, ab;
+
+-- Text, binary and bytea forms round-trip.
+CREATE TEMP TABLE io AS SELECT bloom_agg(i, 100, 0.01, 'fast_multiblock32<5>/1') AS f FROM generate_series(1, 50) i;
+SELECT f::text::bloom = f AS text_round_trip,
+       f::bytea::bloom = f AS bytea_round_trip,
+       length(f::bytea) AS binary_bytes,
+       substr(f::bytea, 1, 28) AS header
+FROM io;
+SELECT bloom_out(bloom_empty_bits(64, 'classic<2>')) AS smallest_text;
+SELECT '/tmp/sketchshare_bloom_' || current_database() || '_' || pg_backend_pid() || '.bin' AS path \gset
+COPY io TO :'path' WITH (FORMAT binary);
+CREATE TEMP TABLE io2 (f bloom);
+COPY io2 FROM :'path' WITH (FORMAT binary);
+SELECT io.f = io2.f AS binary_round_trip FROM io, io2;
+-- Big values are TOASTed and still read back.
+CREATE TEMP TABLE big AS SELECT bloom_agg(i, 200000, 0.01) AS f FROM generate_series(1, 1000) i;
+SELECT count(*) FILTER (WHERE f @> i) AS found FROM big, generate_series(1, 1000) i;

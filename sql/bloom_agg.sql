@@ -1,0 +1,83 @@
+-- bloom aggregates: serial and parallel plans give identical filters, grouped
+-- aggregation (hash and sort), the batched path of large states, windows.
+SET extra_float_digits = 0;
+CREATE TABLE bloom_rows AS
+SELECT i AS x, md5(i::text) AS s, i % 7 AS g FROM generate_series(1, 200000) i;
+ANALYZE bloom_rows;
+
+-- Serial reference filters: a small one, and a large one (over 128 kB, so
+-- its state buffers hashes and flushes them in prefetching batches).
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE bloom_serial AS
+SELECT bloom_agg(x, 200000, 0.01, 'classic') AS small_x, bloom_agg(s, 400000, 0.001) AS big_s,
+       bloom_agg(x, 400000, 0.001, 'block<uint64[8]>') AS big_x
+FROM bloom_rows;
+SELECT bloom_info(big_s)->>'bytes' AS big_s_bytes, bloom_info(big_x)->>'bytes' AS big_x_bytes FROM bloom_serial;
+RESET max_parallel_workers_per_gather;
+
+-- A parallel plan: partial aggregates in workers, combined in the leader.
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF)
+SELECT bloom_agg(x, 200000, 0.01, 'classic') FROM bloom_rows;
+CREATE TABLE bloom_parallel AS
+SELECT bloom_agg(x, 200000, 0.01, 'classic') AS small_x, bloom_agg(s, 400000, 0.001) AS big_s,
+       bloom_agg(x, 400000, 0.001, 'block<uint64[8]>') AS big_x
+FROM bloom_rows;
+SELECT p.small_x = s.small_x AS small_identical, p.big_s = s.big_s AS big_s_identical,
+       p.big_x = s.big_x AS big_x_identical, md5(p.big_s::bytea) = md5(s.big_s::bytea) AS same_bytes
+FROM bloom_parallel p, bloom_serial s;
+-- No hash lost on any path: every row is found.
+SELECT count(*) FILTER (WHERE NOT f.small_x @> x) AS small_missing,
+       count(*) FILTER (WHERE NOT f.big_s @> s) AS big_s_missing,
+       count(*) FILTER (WHERE NOT f.big_x @> x) AS big_x_missing
+FROM bloom_rows, bloom_parallel f;
+-- The same bits whatever the order and batching: union of per-group filters.
+SELECT bloom_union_agg(f) = (SELECT big_s FROM bloom_serial) AS union_of_groups
+FROM (SELECT bloom_agg(s, 400000, 0.001) AS f FROM bloom_rows GROUP BY g) t;
+
+-- Grouped aggregation, hashed and sorted, serial and parallel: same filters.
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT g, bloom_agg(x, 50000, 0.01) AS f FROM bloom_rows GROUP BY g;
+CREATE TABLE bloom_hashed AS SELECT g, bloom_agg(x, 50000, 0.01) AS f FROM bloom_rows GROUP BY g;
+RESET enable_sort;
+SET enable_hashagg = off;
+EXPLAIN (COSTS OFF) SELECT g, bloom_agg(x, 50000, 0.01) AS f FROM bloom_rows GROUP BY g;
+CREATE TABLE bloom_sorted AS SELECT g, bloom_agg(x, 50000, 0.01) AS f FROM bloom_rows GROUP BY g;
+RESET enable_hashagg;
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE bloom_grouped_serial AS SELECT g, bloom_agg(x, 50000, 0.01) AS f FROM bloom_rows GROUP BY g;
+SELECT count(*) AS groups,
+       count(*) FILTER (WHERE h.f = s.f AND s.f = r.f) AS identical
+FROM bloom_hashed h JOIN bloom_sorted s USING (g) JOIN bloom_grouped_serial r USING (g);
+SELECT g, (SELECT count(*) FROM bloom_rows b WHERE b.g = h.g AND NOT h.f @> b.x) AS missing,
+       round(bloom_estimated_count(f)) BETWEEN 27000 AND 30100 AS count_ok
+FROM bloom_hashed h ORDER BY g;
+
+-- Union and intersection aggregates.
+SELECT bloom_union_agg(f) = (SELECT bloom_agg(x, 50000, 0.01) FROM bloom_rows) AS union_agg,
+       bloom_intersect_agg(f) @> 3 AS in_every_group_is_unlikely,
+       bloom_union_agg(f) @> 199999 AS found,
+       bloom_union_agg(NULL::bloom) IS NULL AS all_null
+FROM bloom_hashed;
+SELECT bloom_intersect_agg(f) = (SELECT f FROM bloom_hashed WHERE g = 1) AS intersect_of_equal,
+       bloom_intersect_agg(f) & (SELECT f FROM bloom_hashed WHERE g = 2) = bloom_intersect(
+           (SELECT f FROM bloom_hashed WHERE g = 1), (SELECT f FROM bloom_hashed WHERE g = 2)) AS intersect_fn
+FROM (SELECT f FROM bloom_hashed WHERE g = 1 UNION ALL SELECT f FROM bloom_hashed WHERE g = 1) t;
+
+-- NULL items are skipped; no rows: NULL; untyped literals are text.
+SELECT bloom_agg(v, 10, 0.01) = bloom_agg(v, 10, 0.01) FILTER (WHERE v IS NOT NULL) AS nulls_skipped,
+       bloom_estimated_count(bloom_agg(v, 10, 0.01))::int AS count
+FROM (VALUES (1), (NULL), (2)) t(v);
+SELECT bloom_agg(x, 10, 0.01) IS NULL AS no_rows FROM bloom_rows WHERE false;
+SELECT bloom_agg('abc', 10, 0.01) @> 'abc'::text AS literal_item;
+
+-- As a window aggregate (a running filter).
+SELECT i, bloom_estimated_count(bloom_agg(i, 100, 0.01) OVER (ORDER BY i))::int AS running
+FROM generate_series(1, 5) i;
+SELECT count(*) FILTER (WHERE f @> i) AS found_in_running_filter
+FROM (SELECT i, bloom_agg(i, 300000, 0.001) OVER (ORDER BY i) AS f FROM generate_series(1, 300) i) t;
+
+DROP TABLE bloom_rows, bloom_serial, bloom_parallel, bloom_hashed, bloom_sorted, bloom_grouped_serial;

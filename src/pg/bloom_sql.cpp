@@ -1,0 +1,612 @@
+// The SQL face of the Bloom filter: type `bloom` (I/O, casts), functions,
+// operators and aggregates. Core work runs inside guarded(); palloc and
+// ereport happen only outside it, with no C++ objects alive in the frame.
+//
+// Aggregates keep `bloom` itself as the transition state (a real type, so
+// parallel query and Citus can combine states and ship them through the
+// type's I/O). The state is mutated in place in the aggregate context:
+// nodeAgg copies a by-reference state into aggcontext only when the transition
+// function returns a different pointer (ExecAggTransReparent), so the first
+// call builds the filter in the per-tuple context and nodeAgg copies it once;
+// every later call scribbles on that copy and returns the same pointer.
+// Large states carry a buffer of pending hashes after the bit array, flushed
+// in prefetching batches (bloom_value.hpp); every function that reads a value
+// flushes pending hashes into a copy first, the final function in place.
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "bloom_value.hpp"
+#include "guard.hpp"
+#include "item_hash.hpp"
+
+extern "C" {
+#include "access/detoast.h"
+#include "lib/stringinfo.h"
+#include "libpq/pqformat.h"
+#include "utils/fmgrprotos.h"
+#include "utils/jsonb.h"
+}
+
+namespace sb = sketch::bloom;
+using sketch::Hash128;
+
+namespace sketch_pg {
+
+struct varlena* bloom_value_new(const sb::Geometry& g, uint64_t seed, uint32_t room) {
+    const size_t size = bloom_plain_size(g) + size_t(room) * sizeof(Hash128);
+    auto* v = static_cast<struct varlena*>(palloc0(size));
+    SET_VARSIZE(v, size);
+    sb::write_header(bloom_header(v), g, seed, 0);
+    return v;
+}
+
+}  // namespace sketch_pg
+
+using namespace sketch_pg;
+
+namespace {
+
+// Pending hashes an aggregate state buffers when its array is too big for the
+// caches (prefetching pays off there); small states insert directly.
+constexpr uint64_t kBufferFromBytes = 128 * 1024;
+constexpr uint32_t kBufferRoom = 256;
+
+uint32_t room_for(const sb::Geometry& g) { return g.bytes >= kBufferFromBytes ? kBufferRoom : 0; }
+
+// Runs f; any core exception becomes ereport(ERROR) with the given SQLSTATE.
+template <typename F>
+auto guarded_as(int sqlstate, F&& f) -> decltype(f()) {
+    PendingError pending;
+    try {
+        return f();
+    } catch (const std::exception& e) {
+        capture(pending, sqlstate, e.what());
+    } catch (...) {
+        capture(pending, ERRCODE_INTERNAL_ERROR, "unknown C++ exception");
+    }
+    raise(pending);
+}
+
+struct LayoutName {
+    char text[96];
+};
+LayoutName layout_name(const sb::Layout& l) {
+    return guarded([&] {
+        LayoutName n;
+        snprintf(n.text, sizeof n.text, "%s", sb::format_layout(l).c_str());
+        return n;
+    });
+}
+
+// A detoasted bloom value and what its header says.
+struct Opened {
+    struct varlena* v;
+    sb::Geometry g;
+    uint64_t seed;
+    uint32_t pending;
+    uint32_t room;
+};
+
+uint32_t read_pending(struct varlena* v) {
+    uint32_t p;
+    std::memcpy(&p, bloom_header(v) + 8, sizeof p);
+    return p;
+}
+void write_pending(struct varlena* v, uint32_t p) { std::memcpy(bloom_header(v) + 8, &p, sizeof p); }
+
+// Validates the header of a detoasted value against its length.
+Opened inspect(struct varlena* v) {
+    const size_t len = VARSIZE(v);
+    sb::Header h = guarded([&] { return sb::read_header(bloom_header(v), len - VARHDRSZ, sketch::Errc::corrupted); });
+    const size_t plain = bloom_plain_size(h.geometry);
+    if (len < plain || (len - plain) % sizeof(Hash128) != 0 || h.pending > (len - plain) / sizeof(Hash128))
+        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+                        errmsg("bloom value of %zu bytes is inconsistent with its header (%zu bytes expected)", len, plain)));
+    return Opened{v, h.geometry, h.seed, h.pending, uint32_t((len - plain) / sizeof(Hash128))};
+}
+
+void flush_in_place(Opened& o) {
+    if (o.pending == 0) return;
+    guarded([&] { sb::insert_many(o.g, bloom_bits(o.v), bloom_pending(o.v, o.g), o.pending); });
+    o.pending = 0;
+    write_pending(o.v, 0);
+}
+
+// A value ready to read: detoasted, validated, pending hashes (only ever in
+// an aggregate's partial state) flushed into a copy.
+Opened open_value(Datum d) {
+    Opened o = inspect(reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(d)));
+    if (o.pending != 0) {
+        struct varlena* c = bloom_value_new(o.g, o.seed);
+        std::memcpy(bloom_bits(c), bloom_bits(o.v), o.g.bytes);
+        guarded([&] { sb::insert_many(o.g, bloom_bits(c), bloom_pending(o.v, o.g), o.pending); });
+        o = Opened{c, o.g, o.seed, 0, 0};
+    }
+    return o;
+}
+
+struct varlena* copy_value(const Opened& o) {
+    struct varlena* c = bloom_value_new(o.g, o.seed);
+    std::memcpy(bloom_bits(c), bloom_bits(o.v), o.g.bytes);
+    return c;
+}
+
+void check_compatible(const Opened& a, const Opened& b, const char* what) {
+    if (a.g == b.g && a.seed == b.seed) return;
+    LayoutName la = layout_name(a.g.layout), lb = layout_name(b.g.layout);
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("cannot %s bloom filters of different layout, size or seed", what),
+                    errdetail("%s of %" PRIu64 " bits with seed %" PRId64 " versus %s of %" PRIu64 " bits with seed %" PRId64 ".",
+                              la.text, a.g.bits(), int64_t(a.seed), lb.text, b.g.bits(), int64_t(b.seed))));
+}
+
+// text argument -> palloc'd C string, or null.
+const char* layout_arg(FunctionCallInfo fcinfo, int argno) {
+    if (PG_NARGS() <= argno || PG_ARGISNULL(argno)) return nullptr;
+    return text_to_cstring(PG_GETARG_TEXT_PP(argno));
+}
+
+// Geometry for n items at fpr with a layout spec (null: the default layout).
+sb::Geometry resolve_geometry(int64_t n, double fpr, const char* layout) {
+    return guarded([&] {
+        sb::check_n_fpr(double(n), fpr);
+        sb::Layout l = layout != nullptr ? sb::parse_layout(layout) : sb::default_layout(uint64_t(n), fpr);
+        return sb::capacity_for(uint64_t(n), fpr, l);
+    });
+}
+
+const char* kind_name(sb::Kind k) {
+    switch (k) {
+        case sb::Kind::block: return "block";
+        case sb::Kind::multiblock: return "multiblock";
+        case sb::Kind::fast_multiblock32: return "fast_multiblock32";
+        case sb::Kind::fast_multiblock64: return "fast_multiblock64";
+        case sb::Kind::cbf: return "cbf";
+    }
+    return "?";
+}
+
+// The external (binary) form: header + bit array.
+void write_external(const Opened& o, uint8_t* out) {
+    sb::write_header(out, o.g, o.seed, 0);
+    std::memcpy(out + sb::kHeaderBytes, bloom_bits(o.v), o.g.bytes);
+}
+
+// External form -> value; errors carry the given SQLSTATE.
+struct varlena* from_external(const uint8_t* data, size_t len, int sqlstate) {
+    sb::Header h = guarded_as(sqlstate, [&] {
+        return sb::read_external(data, len, sketch::Errc::invalid_text);
+    });
+    struct varlena* v = bloom_value_new(h.geometry, h.seed);
+    std::memcpy(bloom_bits(v), data + sb::kHeaderBytes, h.geometry.bytes);
+    return v;
+}
+
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+}  // namespace
+
+// ---- type I/O ----
+
+SKETCH_FUNCTION(bloom_in) {
+    const char* s = PG_GETARG_CSTRING(0);
+    const size_t len = strlen(s);
+    if (len < 2 || s[0] != '\\' || s[1] != 'x')
+        ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                        errmsg("invalid input syntax for type bloom: a bloom value is written as \\x followed by hex digits")));
+    if ((len - 2) % 2 != 0)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION), errmsg("invalid input syntax for type bloom: odd number of hex digits")));
+    const size_t n = (len - 2) / 2;
+    auto* raw = static_cast<uint8_t*>(palloc(n > 0 ? n : 1));
+    for (size_t i = 0; i < n; ++i) {
+        int hi = hex_value(s[2 + 2 * i]), lo = hex_value(s[3 + 2 * i]);
+        if (hi < 0 || lo < 0)
+            ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                            errmsg("invalid input syntax for type bloom: \"%c%c\" is not a hex byte", s[2 + 2 * i], s[3 + 2 * i])));
+        raw[i] = uint8_t(hi << 4 | lo);
+    }
+    struct varlena* v = from_external(raw, n, ERRCODE_INVALID_TEXT_REPRESENTATION);
+    pfree(raw);
+    PG_RETURN_POINTER(v);
+}
+
+SKETCH_FUNCTION(bloom_out) {
+    Opened o = open_value(PG_GETARG_DATUM(0));
+    const size_t n = sb::kHeaderBytes + o.g.bytes;
+    auto* raw = static_cast<uint8_t*>(palloc(n));
+    write_external(o, raw);
+    char* out = static_cast<char*>(palloc(2 * n + 3));
+    static const char digits[] = "0123456789abcdef";
+    out[0] = '\\';
+    out[1] = 'x';
+    for (size_t i = 0; i < n; ++i) {
+        out[2 + 2 * i] = digits[raw[i] >> 4];
+        out[3 + 2 * i] = digits[raw[i] & 15];
+    }
+    out[2 + 2 * n] = '\0';
+    pfree(raw);
+    PG_RETURN_CSTRING(out);
+}
+
+SKETCH_FUNCTION(bloom_recv) {
+    StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
+    const size_t n = size_t(buf->len - buf->cursor);
+    struct varlena* v = from_external(reinterpret_cast<const uint8_t*>(buf->data + buf->cursor), n, ERRCODE_INVALID_BINARY_REPRESENTATION);
+    buf->cursor = buf->len;
+    PG_RETURN_POINTER(v);
+}
+
+SKETCH_FUNCTION(bloom_send) {
+    Opened o = open_value(PG_GETARG_DATUM(0));
+    const size_t n = sb::kHeaderBytes + o.g.bytes;
+    bytea* out = static_cast<bytea*>(palloc(VARHDRSZ + n));
+    SET_VARSIZE(out, VARHDRSZ + n);
+    write_external(o, reinterpret_cast<uint8_t*>(VARDATA(out)));
+    PG_RETURN_BYTEA_P(out);
+}
+
+SKETCH_FUNCTION(bloom_to_bytea) {
+    Opened o = open_value(PG_GETARG_DATUM(0));
+    const size_t n = sb::kHeaderBytes + o.g.bytes;
+    bytea* out = static_cast<bytea*>(palloc(VARHDRSZ + n));
+    SET_VARSIZE(out, VARHDRSZ + n);
+    write_external(o, reinterpret_cast<uint8_t*>(VARDATA(out)));
+    PG_RETURN_BYTEA_P(out);
+}
+
+SKETCH_FUNCTION(bloom_from_bytea) {
+    bytea* b = PG_GETARG_BYTEA_PP(0);
+    PG_RETURN_POINTER(from_external(reinterpret_cast<const uint8_t*>(VARDATA_ANY(b)), VARSIZE_ANY_EXHDR(b),
+                                    ERRCODE_INVALID_BINARY_REPRESENTATION));
+}
+
+// ---- constructors and sizing ----
+
+SKETCH_FUNCTION(bloom_empty) {
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1)) PG_RETURN_NULL();
+    const int64_t n = PG_GETARG_INT64(0);
+    const double fpr = PG_GETARG_FLOAT8(1);
+    const char* layout = layout_arg(fcinfo, 2);
+    const uint64_t seed = PG_NARGS() > 3 && !PG_ARGISNULL(3) ? uint64_t(PG_GETARG_INT64(3)) : 0;
+    sb::Geometry g = resolve_geometry(n, fpr, layout);
+    PG_RETURN_POINTER(bloom_value_new(g, seed));
+}
+
+SKETCH_FUNCTION(bloom_empty_bits) {
+    const int64_t bits = PG_GETARG_INT64(0);
+    const char* layout = text_to_cstring(PG_GETARG_TEXT_PP(1));
+    const uint64_t seed = PG_NARGS() > 2 ? uint64_t(PG_GETARG_INT64(2)) : 0;
+    if (bits < 1)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("bloom capacity_bits must be at least 1, got %" PRId64, bits)));
+    sb::Geometry g = guarded([&] {
+        sb::Layout l = sb::parse_layout(layout);
+        if (!l.resolved())
+            sketch::fail(sketch::Errc::invalid_parameter,
+                         "layout \"%s\" must give K' (classic: K) when the filter is sized by capacity_bits; "
+                         "bloom_empty(n, fpr, layout) chooses it",
+                         layout);
+        return sb::geometry_for_bits(l, uint64_t(bits));
+    });
+    PG_RETURN_POINTER(bloom_value_new(g, seed));
+}
+
+SKETCH_FUNCTION(bloom_fpr_for) {
+    const int64_t n = PG_GETARG_INT64(0);
+    const int64_t bits = PG_GETARG_INT64(1);
+    const char* layout = text_to_cstring(PG_GETARG_TEXT_PP(2));
+    if (n < 0) ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("bloom n must not be negative, got %" PRId64, n)));
+    if (bits < 0)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("bloom capacity_bits must not be negative, got %" PRId64, bits)));
+    double fpr = guarded([&] {
+        sb::Layout base = sb::parse_layout(layout);
+        if (base.resolved()) return sb::fpr_for(double(n), double(bits), base);
+        // K' (classic: K) not given: the best value for this n and capacity.
+        double best = 1.0;
+        for (unsigned v = 1; v <= sb::kMaxKp; ++v) {
+            sb::Layout l = base;
+            if (l.k == 0) l.k = v; else l.kp = v;
+            if (l.stride != 0 && l.stride > sb::used_bytes(l)) continue;
+            if (l.stride == sb::used_bytes(l)) l.stride = 0;
+            best = std::min(best, sb::fpr_for(double(n), double(bits), l));
+        }
+        return best;
+    });
+    PG_RETURN_FLOAT8(fpr);
+}
+
+SKETCH_FUNCTION(bloom_capacity_for) {
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1)) PG_RETURN_NULL();
+    sb::Geometry g = resolve_geometry(PG_GETARG_INT64(0), PG_GETARG_FLOAT8(1), layout_arg(fcinfo, 2));
+    PG_RETURN_INT64(int64_t(g.bits()));
+}
+
+// ---- item operations ----
+
+namespace {
+
+// Per call site: the item hasher and the last value's decoded header, so a
+// lookup per row neither re-validates nor re-detoasts the same filter.
+struct LookupCache {
+    ItemHasher hasher;
+    bool hasher_ready;
+    bool have_toast;
+    varatt_external toast;        // identity of the cached detoasted value
+    struct varlena* detoasted;   // in fn_mcxt
+    uint8_t header[sb::kHeaderBytes];
+    size_t len;
+    sb::Geometry g;
+    uint64_t seed;
+    const sb::Ops* ops;
+    sb::Span span;  // bits filled per call
+};
+
+LookupCache* lookup_cache(FunctionCallInfo fcinfo, int item_arg) {
+    FmgrInfo* fl = fcinfo->flinfo;
+    auto* c = static_cast<LookupCache*>(fl->fn_extra);
+    if (c == nullptr) {
+        c = static_cast<LookupCache*>(MemoryContextAllocZero(fl->fn_mcxt, sizeof(LookupCache)));
+        fl->fn_extra = c;
+    }
+    // A call site's item type never changes: resolve it once.
+    if (!c->hasher_ready) {
+        item_hasher_init(&c->hasher, get_fn_expr_argtype(fl, item_arg), fl->fn_mcxt);
+        c->hasher_ready = true;
+    }
+    return c;
+}
+
+// The filter argument, through the cache.
+struct varlena* cached_filter(FunctionCallInfo fcinfo, LookupCache* c, Datum d) {
+    auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(d));
+    struct varlena* v;
+    if (VARATT_IS_EXTERNAL_ONDISK(raw)) {
+        varatt_external ptr;
+        VARATT_EXTERNAL_GET_POINTER(ptr, raw);
+        if (!c->have_toast || std::memcmp(&ptr, &c->toast, sizeof ptr) != 0) {
+            MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+            struct varlena* fresh = reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(d));
+            MemoryContextSwitchTo(old);
+            if (c->detoasted != nullptr) pfree(c->detoasted);
+            c->detoasted = fresh;
+            c->toast = ptr;
+            c->have_toast = true;
+        }
+        v = c->detoasted;
+    } else {
+        v = reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(d));
+    }
+    if (c->ops == nullptr || VARSIZE(v) != c->len || std::memcmp(bloom_header(v), c->header, sb::kHeaderBytes) != 0) {
+        Opened o = inspect(v);
+        if (o.pending != 0) {
+            o = open_value(PointerGetDatum(v));
+            v = o.v;
+        }
+        c->ops = nullptr;
+        c->g = o.g;
+        c->seed = o.seed;
+        c->ops = &guarded([&]() -> const sb::Ops& { return sb::ops_for(o.g.layout); });
+        c->span = sb::span_for(o.g, nullptr);
+        c->len = VARSIZE(v);
+        std::memcpy(c->header, bloom_header(v), sb::kHeaderBytes);
+    }
+    return v;
+}
+
+}  // namespace
+
+SKETCH_FUNCTION(bloom_contains) {
+    LookupCache* c = lookup_cache(fcinfo, 1);
+    struct varlena* v = cached_filter(fcinfo, c, PG_GETARG_DATUM(0));
+    const Hash128 h = hash_item(&c->hasher, PG_GETARG_DATUM(1), c->seed);
+    sb::Span span = c->span;
+    span.bits = bloom_bits(v);
+    PG_RETURN_BOOL(c->ops->contains_one(span, h));
+}
+
+SKETCH_FUNCTION(bloom_add) {
+    if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+    if (PG_ARGISNULL(1)) PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+    const ItemHasher* hasher = item_hasher_for_arg(fcinfo, 1);
+    Opened o = open_value(PG_GETARG_DATUM(0));
+    struct varlena* c = copy_value(o);
+    const Hash128 h = hash_item(hasher, PG_GETARG_DATUM(1), o.seed);
+    guarded([&] { sb::insert(o.g, bloom_bits(c), h); });
+    PG_RETURN_POINTER(c);
+}
+
+// ---- whole-filter operations ----
+
+SKETCH_FUNCTION(bloom_union) {
+    Opened a = open_value(PG_GETARG_DATUM(0)), b = open_value(PG_GETARG_DATUM(1));
+    check_compatible(a, b, "union");
+    struct varlena* c = copy_value(a);
+    sb::union_into(bloom_bits(c), bloom_bits(b.v), a.g.bytes);
+    PG_RETURN_POINTER(c);
+}
+
+SKETCH_FUNCTION(bloom_intersect) {
+    Opened a = open_value(PG_GETARG_DATUM(0)), b = open_value(PG_GETARG_DATUM(1));
+    check_compatible(a, b, "intersect");
+    struct varlena* c = copy_value(a);
+    sb::intersect_into(bloom_bits(c), bloom_bits(b.v), a.g.bytes);
+    PG_RETURN_POINTER(c);
+}
+
+static bool bloom_equal(FunctionCallInfo fcinfo) {
+    Opened a = open_value(PG_GETARG_DATUM(0)), b = open_value(PG_GETARG_DATUM(1));
+    return a.g == b.g && a.seed == b.seed && std::memcmp(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes) == 0;
+}
+
+SKETCH_FUNCTION(bloom_eq) { PG_RETURN_BOOL(bloom_equal(fcinfo)); }
+SKETCH_FUNCTION(bloom_ne) { PG_RETURN_BOOL(!bloom_equal(fcinfo)); }
+
+SKETCH_FUNCTION(bloom_estimated_count) {
+    Opened o = open_value(PG_GETARG_DATUM(0));
+    const uint64_t set = sb::count_bits(bloom_bits(o.v), o.g.bytes);
+    PG_RETURN_FLOAT8(sb::estimated_count(o.g, set));
+}
+
+SKETCH_FUNCTION(bloom_info) {
+    Opened o = open_value(PG_GETARG_DATUM(0));
+    const uint64_t set = sb::count_bits(bloom_bits(o.v), o.g.bytes);
+    const double est = sb::estimated_count(o.g, set);
+    const double fpr = sb::fpr_for(est, double(o.g.bits()), o.g.layout);
+    LayoutName name = layout_name(o.g.layout);
+    const sb::Layout& l = o.g.layout;
+    char json[1024];
+    snprintf(json, sizeof json,
+                  "{\"version\": %u, \"layout\": \"%s\", \"kind\": \"%s\", \"block\": \"%s\", \"k\": %u, \"kp\": %u, "
+                  "\"stride\": %u, \"capacity_bits\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"bits_set\": %" PRIu64
+                  ", \"fill_ratio\": %.6g, \"estimated_count\": %.6g, \"estimated_fpr\": %.6g, \"seed\": %" PRId64 "}",
+                  unsigned(sb::kFormatVersion), name.text, kind_name(l.kind), sb::block_name(l.block), l.k, l.kp,
+                  l.kind == sb::Kind::cbf ? 0u : sb::stride_bytes(l), o.g.bits(), o.g.bytes, set,
+                  double(set) / double(o.g.bits()), est, fpr, int64_t(o.seed));
+    PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
+}
+
+// ---- aggregates ----
+
+namespace {
+
+struct AggCache {
+    ItemHasher hasher;
+    bool hasher_ready;
+    bool resolved;
+    int64_t n;
+    double fpr;
+    bool has_layout;
+    char layout[128];
+    sb::Geometry g;
+    const sb::Ops* ops;
+    uint8_t header[sb::kHeaderBytes];  // what a state of this geometry starts with (pending zeroed)
+};
+
+MemoryContext agg_context(FunctionCallInfo fcinfo, const char* name) {
+    MemoryContext aggcxt;
+    if (!AggCheckCallContext(fcinfo, &aggcxt))
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("%s called in non-aggregate context", name)));
+    return aggcxt;
+}
+
+// Hashes from a state's buffer (or one new hash) into its bit array.
+inline void add_hash(struct varlena* state, const sb::Geometry& g, const sb::Ops* ops, const Hash128& h) {
+    const size_t plain = bloom_plain_size(g);
+    const uint32_t room = uint32_t((VARSIZE(state) - plain) / sizeof(Hash128));
+    if (room == 0) {
+        ops->insert_one(sb::span_for(g, bloom_bits(state)), h);
+        return;
+    }
+    uint32_t pending = read_pending(state);
+    Hash128* buf = bloom_pending(state, g);
+    buf[pending++] = h;
+    if (pending == room) {
+        ops->insert_many(sb::span_for(g, bloom_bits(state)), buf, pending);
+        pending = 0;
+    }
+    write_pending(state, pending);
+}
+
+}  // namespace
+
+// bloom_agg(item, n, fpr [, layout]) transition.
+SKETCH_FUNCTION(bloom_agg_trans) {
+    FmgrInfo* fl = fcinfo->flinfo;
+    auto* c = static_cast<AggCache*>(fl->fn_extra);
+    if (c == nullptr) {
+        // A call site is an aggregate's or not for good: check once.
+        agg_context(fcinfo, "bloom_agg_trans");
+        c = static_cast<AggCache*>(MemoryContextAllocZero(fl->fn_mcxt, sizeof(AggCache)));
+        fl->fn_extra = c;
+    }
+    if (!c->hasher_ready) {
+        item_hasher_init(&c->hasher, get_fn_expr_argtype(fl, 1), fl->fn_mcxt);
+        c->hasher_ready = true;
+    }
+    if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("bloom_agg: n and fpr must not be null")));
+    const int64_t n = PG_GETARG_INT64(2);
+    const double fpr = PG_GETARG_FLOAT8(3);
+    const bool has_layout = PG_NARGS() > 4 && !PG_ARGISNULL(4);
+    bool same = c->resolved && c->n == n && c->fpr == fpr && c->has_layout == has_layout;
+    const char* layout = nullptr;
+    if (has_layout) {
+        text* t = PG_GETARG_TEXT_PP(4);
+        const size_t len = VARSIZE_ANY_EXHDR(t);
+        same = same && len < sizeof c->layout && std::memcmp(c->layout, VARDATA_ANY(t), len) == 0 && c->layout[len] == '\0';
+        if (!same) layout = text_to_cstring(t);
+    }
+    if (!same) {
+        c->resolved = false;
+        c->g = resolve_geometry(n, fpr, layout);
+        c->ops = &guarded([&]() -> const sb::Ops& { return sb::ops_for(c->g.layout); });
+        c->n = n;
+        c->fpr = fpr;
+        c->has_layout = has_layout;
+        c->layout[0] = '\0';
+        if (layout != nullptr) snprintf(c->layout, sizeof c->layout, "%s", layout);
+        sb::write_header(c->header, c->g, 0, 0);
+        c->resolved = true;
+    }
+    struct varlena* state;
+    if (PG_ARGISNULL(0)) {
+        // Built in the per-tuple context; nodeAgg copies it into aggcontext once.
+        state = bloom_value_new(c->g, 0, room_for(c->g));
+    } else {
+        state = reinterpret_cast<struct varlena*>(DatumGetPointer(PG_GETARG_DATUM(0)));
+        if (VARATT_IS_EXTENDED(state)) state = reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
+        const uint8_t* h = bloom_header(state);
+        if (std::memcmp(h, c->header, 8) != 0 || std::memcmp(h + 12, c->header + 12, sb::kHeaderBytes - 12) != 0)
+            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                            errmsg("bloom_agg: n, fpr and layout must be the same for every row of a group")));
+    }
+    if (!PG_ARGISNULL(1)) add_hash(state, c->g, c->ops, hash_item(&c->hasher, PG_GETARG_DATUM(1), 0));
+    PG_RETURN_POINTER(state);
+}
+
+// Flushes the pending hashes and drops the buffer, in place: a logical no-op
+// on the state (later transitions, as in a window, insert directly).
+SKETCH_FUNCTION(bloom_agg_final) {
+    if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+    Opened o = inspect(reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
+    flush_in_place(o);
+    if (o.room != 0) SET_VARSIZE(o.v, bloom_plain_size(o.g));
+    PG_RETURN_POINTER(o.v);
+}
+
+// Combines two bloom_agg states: bits OR-ed, the second's pending hashes added.
+SKETCH_FUNCTION(bloom_agg_combine) {
+    agg_context(fcinfo, "bloom_agg_combine");
+    Opened a = inspect(reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
+    Opened b = inspect(reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(1))));
+    check_compatible(a, b, "combine");
+    sb::union_into(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes);
+    if (b.pending != 0) guarded([&] { sb::insert_many(a.g, bloom_bits(a.v), bloom_pending(b.v, b.g), b.pending); });
+    PG_RETURN_POINTER(a.v);
+}
+
+// bloom_union_agg / bloom_intersect_agg transition and combine: the state is
+// the first input (copied into aggcontext by nodeAgg), then modified in place.
+SKETCH_FUNCTION(bloom_union_trans) {
+    agg_context(fcinfo, "bloom_union_trans");
+    Opened a = inspect(reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
+    Opened b = open_value(PG_GETARG_DATUM(1));
+    check_compatible(a, b, "union");
+    sb::union_into(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes);
+    PG_RETURN_POINTER(a.v);
+}
+
+SKETCH_FUNCTION(bloom_intersect_trans) {
+    agg_context(fcinfo, "bloom_intersect_trans");
+    Opened a = inspect(reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
+    Opened b = open_value(PG_GETARG_DATUM(1));
+    check_compatible(a, b, "intersect");
+    flush_in_place(a);
+    sb::intersect_into(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes);
+    PG_RETURN_POINTER(a.v);
+}
