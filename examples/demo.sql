@@ -95,3 +95,21 @@ SELECT name, kind, owner, bytes, frozen, capacity, m AS counters, k AS hashes FR
 CREATE TABLE demo_snapshots AS SELECT now() AS taken, shared_cbf_snapshot('demo_seen') AS filter;
 SELECT cbf_contains(filter, 12345) AS has_12345, cbf_contains(filter, 99999) AS has_99999 FROM demo_snapshots;
 SELECT shared_drop('demo_seen');
+
+-- Scene: a shared reservoir. Four sessions log requests at the same time and
+-- feed one uniform sample of 20 of them (and a weighted sample of 5, by bytes
+-- served); any session reads the samples while they are being fed.
+SELECT shared_reservoir_create('demo_requests', 20);
+SELECT shared_reservoir_create('demo_by_bytes', 5, weighted => true);
+\! for s in 1 2 3 4; do psql -X -q -c "SELECT count(*) FILTER (WHERE shared_reservoir_add('demo_requests', 'session $s request ' || r)), count(*) FILTER (WHERE shared_reservoir_add('demo_by_bytes', 'session $s request ' || r, CASE WHEN r % 1000 = 0 THEN 1e6 ELSE 100 END)) FROM generate_series(1, 10000) r" >/dev/null & done; wait
+-- 40000 requests offered, 20 kept: every one of them a request that was logged
+SELECT shared_reservoir_seen('demo_requests') AS seen, shared_reservoir_count('demo_requests') AS kept,
+       count(DISTINCT split_part(s, ' ', 2)) AS sessions_in_sample
+FROM shared_reservoir_sample('demo_requests') s;
+SELECT s AS some_sampled_requests FROM shared_reservoir_sample('demo_requests') s LIMIT 5;
+-- the weighted sample: the 40 huge responses (1e6 bytes against 100) dominate it
+SELECT s AS heaviest_sampled, s ~ ' request [0-9]*000$' AS is_a_huge_response
+FROM shared_reservoir_sample('demo_by_bytes') s;
+SELECT shared_reservoir_stats('demo_requests') - 'mmap_size' AS stats;
+SELECT name, kind, layout, capacity AS k, m AS item_size, bytes FROM shared_objects WHERE kind = 'reservoir';
+SELECT shared_drop('demo_requests'), shared_drop('demo_by_bytes');

@@ -18,13 +18,14 @@ namespace shared {
 
 namespace {
 
-GeometryValidator validators[4];
+GeometryValidator validators[5];
 
 int kind_index(uint32_t kind) {
     switch (kind) {
         case uint32_t(Kind::bloom): return 1;
         case uint32_t(Kind::cbf): return 2;
         case uint32_t(Kind::test): return 3;
+        case uint32_t(Kind::reservoir): return 4;
         default: return -1;
     }
 }
@@ -194,6 +195,7 @@ const char* kind_name(uint32_t kind) {
     switch (kind) {
         case uint32_t(Kind::bloom): return "bloom";
         case uint32_t(Kind::cbf): return "cbf";
+        case uint32_t(Kind::reservoir): return "reservoir";
         case uint32_t(Kind::test): return "test";
         default: return nullptr;
     }

@@ -29,8 +29,8 @@ constexpr uint32_t kStripesOffset = 8192;
 constexpr uint32_t kGeometryBytes = 192;
 constexpr uint64_t kMaxPayloadBytes = uint64_t(1) << 36;  // 64 GiB
 
-enum class Kind : uint32_t { bloom = 1, cbf = 2, test = 99 };
-const char* kind_name(uint32_t kind);  // "bloom", "cbf", "test" or nullptr
+enum class Kind : uint32_t { bloom = 1, cbf = 2, reservoir = 3, test = 99 };
+const char* kind_name(uint32_t kind);  // "bloom", "cbf", "reservoir", "test" or nullptr
 
 enum Flag : uint32_t {
     kFrozen = 1,   // sealed: immutable, read without locking

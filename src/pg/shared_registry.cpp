@@ -39,6 +39,7 @@ int kind_slot(uint32 kind) {
     switch (kind) {
         case uint32(sh::Kind::bloom): return 1;
         case uint32(sh::Kind::cbf): return 2;
+        case uint32(sh::Kind::reservoir): return 3;
         default: return -1;
     }
 }
@@ -209,6 +210,7 @@ struct CatalogRow {
 uint32 kind_from_text(const char* kind) {
     if (strcmp(kind, "cbf") == 0) return uint32(sh::Kind::cbf);
     if (strcmp(kind, "bloom") == 0) return uint32(sh::Kind::bloom);
+    if (strcmp(kind, "reservoir") == 0) return uint32(sh::Kind::reservoir);
     return 0;
 }
 
@@ -356,7 +358,7 @@ void register_pg_kind(sh::Kind kind, sh::GeometryValidator validator, Describer 
 }
 
 void ensure_kinds_registered() {
-    for (sh::Kind k : {sh::Kind::bloom, sh::Kind::cbf}) {
+    for (sh::Kind k : {sh::Kind::bloom, sh::Kind::cbf, sh::Kind::reservoir}) {
         const int s = kind_slot(uint32(k));
         if (s >= 0 && pg_validators[s] != nullptr) sh::register_kind(k, pg_validators[s]);
     }

@@ -161,6 +161,7 @@ SKETCH_FUNCTION(shared_file_info) {
             values[6] = Int64GetDatum(g.m);
             values[7] = Int32GetDatum(g.k);
             nulls[3] = nulls[4] = g.capacity <= 0;
+            nulls[4] = nulls[4] || g.fpr != g.fpr;  // NaN: no false-positive rate (reservoirs)
             nulls[6] = nulls[7] = false;
         }
         values[8] = CStringGetTextDatum("ok");

@@ -1,0 +1,74 @@
+-- Shared reservoirs: a uniform (Algorithm R) or weighted (A-Res) sample of k
+-- items kept in a shared object's file and fed by every backend at once.
+
+-- the catalog accepts the new kind
+ALTER TABLE sketchshare_shared.objects DROP CONSTRAINT objects_kind_check;
+ALTER TABLE sketchshare_shared.objects ADD CONSTRAINT objects_kind_check
+    CHECK (kind IN ('bloom', 'cbf', 'reservoir'));
+
+CREATE FUNCTION shared_reservoir_create(name text, k int, item_size int DEFAULT 256, weighted boolean DEFAULT false)
+RETURNS void AS 'MODULE_PATHNAME', 'shared_reservoir_create' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_reservoir_create(text, int, int, boolean) IS
+'Creates a shared reservoir of k items (1..10000000) of at most item_size bytes each (1..1048576; longer items are cut), uniform or weighted (A-Res); owned by the current role';
+
+CREATE FUNCTION shared_reservoir_add(name text, item anyelement) RETURNS boolean
+AS 'MODULE_PATHNAME', 'shared_reservoir_add' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_reservoir_add(text, anyelement) IS
+'Offers an item (its text form; bytea: its bytes) to a uniform shared reservoir (immediately, not rolled back); true if it was stored';
+CREATE FUNCTION shared_reservoir_add(name text, item text) RETURNS boolean
+AS 'MODULE_PATHNAME', 'shared_reservoir_add' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_reservoir_add(text, text) IS
+'Offers a text item (and untyped literals) to a uniform shared reservoir; true if it was stored';
+
+CREATE FUNCTION shared_reservoir_add(name text, item anyelement, weight float8) RETURNS boolean
+AS 'MODULE_PATHNAME', 'shared_reservoir_add_weighted' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_reservoir_add(text, anyelement, float8) IS
+'Offers an item with a weight (finite, > 0) to a weighted shared reservoir; true if it was stored';
+CREATE FUNCTION shared_reservoir_add(name text, item text, weight float8) RETURNS boolean
+AS 'MODULE_PATHNAME', 'shared_reservoir_add_weighted' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_reservoir_add(text, text, float8) IS
+'Offers a text item (and untyped literals) with a weight to a weighted shared reservoir; true if it was stored';
+
+CREATE FUNCTION shared_reservoir_add_many(name text, items anyarray) RETURNS bigint
+AS 'MODULE_PATHNAME', 'shared_reservoir_add_many' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_reservoir_add_many(text, anyarray) IS
+'Offers every non-null element of an array to a uniform shared reservoir under one lock; returns how many were stored';
+CREATE FUNCTION shared_reservoir_add_many(name text, items anyarray, weights float8[]) RETURNS bigint
+AS 'MODULE_PATHNAME', 'shared_reservoir_add_many' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_reservoir_add_many(text, anyarray, float8[]) IS
+'Offers every non-null element with its weight (one per element) to a weighted shared reservoir under one lock; returns how many were stored';
+
+CREATE FUNCTION shared_reservoir_sample(name text) RETURNS SETOF text
+AS 'MODULE_PATHNAME', 'shared_reservoir_sample' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_reservoir_sample(text) IS
+'The items of a shared reservoir, as text (bytea items in their text form); order is not meaningful';
+
+CREATE FUNCTION shared_reservoir_sample_bytea(name text) RETURNS SETOF bytea
+AS 'MODULE_PATHNAME', 'shared_reservoir_sample_bytea' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_reservoir_sample_bytea(text) IS
+'The items of a shared reservoir as their stored bytes';
+
+CREATE FUNCTION shared_reservoir_seen(name text) RETURNS bigint
+AS 'MODULE_PATHNAME', 'shared_reservoir_seen' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_reservoir_seen(text) IS
+'How many items were offered to a shared reservoir (since its creation or last clear)';
+
+CREATE FUNCTION shared_reservoir_count(name text) RETURNS bigint
+AS 'MODULE_PATHNAME', 'shared_reservoir_count' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_reservoir_count(text) IS
+'How many items a shared reservoir holds: min(seen, k)';
+
+CREATE FUNCTION shared_reservoir_seed(name text, seed bigint) RETURNS void
+AS 'MODULE_PATHNAME', 'shared_reservoir_seed' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_reservoir_seed(text, bigint) IS
+'Sets the RNG state kept in a shared reservoir''s file, so that the same adds in the same order draw the same sample';
+
+CREATE FUNCTION shared_reservoir_clear(name text) RETURNS void
+AS 'MODULE_PATHNAME', 'shared_reservoir_clear' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_reservoir_clear(text) IS
+'Empties a shared reservoir and resets seen to 0 (immediately, not rolled back); the RNG goes on';
+
+CREATE FUNCTION shared_reservoir_stats(name text) RETURNS jsonb
+AS 'MODULE_PATHNAME', 'shared_reservoir_stats' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_reservoir_stats(text) IS
+'k, item_size, weighted, count, seen, stored, ops, bytes, mmap_size, frozen, readonly, lock_recoveries, journal_replays';
