@@ -10,7 +10,7 @@ REVOKE ALL ON SCHEMA sketchshare_shared FROM PUBLIC;
 
 CREATE TABLE sketchshare_shared.objects (
     name text PRIMARY KEY,
-    kind text NOT NULL CHECK (kind IN ('bloom', 'cbf')),
+    kind text NOT NULL CHECK (kind IN ('bloom', 'cbf', 'reservoir')),
     owner oid NOT NULL,
     file_id bigint NOT NULL,
     readonly boolean NOT NULL DEFAULT false,

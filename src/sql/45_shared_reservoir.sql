@@ -1,11 +1,6 @@
 -- Shared reservoirs: a uniform (Algorithm R) or weighted (A-Res) sample of k
 -- items kept in a shared object's file and fed by every backend at once.
 
--- the catalog accepts the new kind
-ALTER TABLE sketchshare_shared.objects DROP CONSTRAINT objects_kind_check;
-ALTER TABLE sketchshare_shared.objects ADD CONSTRAINT objects_kind_check
-    CHECK (kind IN ('bloom', 'cbf', 'reservoir'));
-
 CREATE FUNCTION shared_reservoir_create(name text, k int, item_size int DEFAULT 256, weighted boolean DEFAULT false)
 RETURNS void AS 'MODULE_PATHNAME', 'shared_reservoir_create' LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION shared_reservoir_create(text, int, int, boolean) IS
