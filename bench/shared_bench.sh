@@ -8,19 +8,23 @@
 #  2. In SQL over N rows of t (default 10M): count(x) against
 #     count(*) WHERE shared_cbf_add(...) and INSERT ... SELECT x ... ON CONFLICT DO NOTHING,
 #     with the memory each needs (object file vs table + index).
-#   bash bench/shared_bench.sh [--rows N] [--seconds T] [--rounds R] [--runs R]   (--runs: the SQL part)
+#   bash bench/shared_bench.sh [--rows N] [--seconds T] [--rounds R] [--runs R] [--mode M]
+#   (--runs: the SQL part; --mode: pgbench's query mode, simple (default), extended or prepared;
+#    --rows 0 skips the SQL part)
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 
 ROWS=10000000
 SECS=5
 ROUNDS=3
 RUNS=3
+MODE=simple
 while [ $# -gt 0 ]; do
     case $1 in
         --rows) ROWS=$2; shift 2 ;;
         --seconds) SECS=$2; shift 2 ;;
         --rounds) ROUNDS=$2; shift 2 ;;
         --runs) RUNS=$2; shift 2 ;;
+        --mode) MODE=$2; shift 2 ;;
         *) echo "unknown argument $1"; exit 2 ;;
     esac
 done
@@ -41,7 +45,7 @@ printf "\\\\set id random(1, 1000000000)\nSELECT shared_cbf_add('seen', :id);\n"
 printf '\\set id random(1, 1000000000)\nINSERT INTO seen_ids VALUES (:id) ON CONFLICT DO NOTHING;\n' >"$WORK/insert.sql"
 
 tps() {  # tps SCRIPT CLIENTS
-    "$PGBENCH" -n -c "$2" -j "$2" -T "$SECS" -f "$WORK/$1.sql" 2>/dev/null |
+    "$PGBENCH" -n -M "$MODE" -c "$2" -j "$2" -T "$SECS" -f "$WORK/$1.sql" 2>/dev/null |
         awk '/^tps = / {print int($3)}'
 }
 
@@ -54,7 +58,7 @@ for r in $(seq 1 "$ROUNDS"); do
     done
 done
 med() { printf '%s\n' $1 | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
-echo "== pgbench, median of $ROUNDS interleaved runs of $SECS s, $(nproc) cores"
+echo "== pgbench -M $MODE, median of $ROUNDS interleaved runs of $SECS s, $(nproc) cores"
 echo "| clients | SELECT 1 tps | shared_cbf_add tps | ratio to SELECT 1 | INSERT ON CONFLICT tps | shared_cbf_add / INSERT |"
 echo "| --- | --- | --- | --- | --- | --- |"
 for c in 1 2 4 8; do
@@ -66,6 +70,7 @@ done
 echo "(all runs: $(for k in "${!TPS[@]}"; do printf '%s=[%s] ' "$k" "${TPS[$k]% }"; done))"
 q "SELECT 'shared_cbf_add calls: ' || (shared_cbf_stats('seen')->>'ops') || ', lock recoveries: ' || (shared_cbf_stats('seen')->>'lock_recoveries')"
 
+[ "$ROWS" -gt 0 ] || exit 0
 echo "== in SQL over $ROWS rows"
 psql -X -q -v ON_ERROR_STOP=1 <<SQL
 SELECT setseed(0.42);
