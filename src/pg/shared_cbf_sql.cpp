@@ -15,10 +15,8 @@
 
 extern "C" {
 #include "catalog/pg_type.h"
-#include "utils/array.h"
 #include "utils/float.h"
 #include "utils/jsonb.h"
-#include "utils/lsyscache.h"
 }
 
 namespace sh = sketch::shared;
@@ -139,19 +137,9 @@ SKETCH_FUNCTION(shared_cbf_add) {
     const cbf::Geometry g = geometry(e);
     const sketch::Hash128 h = sketch_pg::hash_item(ss::cached_hasher(fcinfo, 1), PG_GETARG_DATUM(1), g.seed);
     prefetch_counters(g, e->map.payload(), h);
-    const uint32 me = ss::lock_owner_id();
-    sketch::ReadTicket ticket;
-    ss::lock_shared(e, &ticket);
-    if (frozen_under_lock(e)) {
-        ss::unlock_shared(e, ticket);
-        ss::check_mutable(e);
-    }
-    sketch::StripeLock stripes = e->map.stripes();
-    const uint32 stripe = stripes.lock(h.lo, me);
-    const bool fresh = cbf::add_atomic(g, e->map.payload(), h);
-    stripes.unlock(stripe, me);
-    sh::add_ops(e->map.header(), 1);
-    ss::unlock_shared(e, ticket);
+    const bool fresh = ss::add_hashes_shared(e, &h, 1, [&](const sketch::Hash128& x) {
+        return cbf::add_atomic(g, e->map.payload(), x);
+    }) != 0;
     PG_RETURN_BOOL(fresh);
 }
 
@@ -159,41 +147,12 @@ SKETCH_FUNCTION(shared_cbf_add_many) {
     ss::Entry* e = open_arg(fcinfo, ss::kWrite);
     ss::check_mutable(e);
     const cbf::Geometry g = geometry(e);
-    ArrayType* items = PG_GETARG_ARRAYTYPE_P(1);
-    const Oid elem = ARR_ELEMTYPE(items);
-    ss::CallCache* cc = ss::call_cache(fcinfo);
-    if (!cc->hasher_ready || cc->hasher.typid != elem) {
-        sketch_pg::item_hasher_init(&cc->hasher, elem, fcinfo->flinfo->fn_mcxt);
-        cc->hasher_ready = true;
-    }
-    int16 typlen;
-    bool typbyval;
-    char typalign;
-    get_typlenbyvalalign(elem, &typlen, &typbyval, &typalign);
-    Datum* values;
-    bool* nulls;
-    int n;
-    deconstruct_array(items, elem, typlen, typbyval, typalign, &values, &nulls, &n);
-    auto* hashes = static_cast<sketch::Hash128*>(palloc(sizeof(sketch::Hash128) * (n > 0 ? n : 1)));
-    int count = 0;
-    for (int i = 0; i < n; ++i)
-        if (!nulls[i]) hashes[count++] = sketch_pg::hash_item(&cc->hasher, values[i], g.seed);
-    const uint32 me = ss::lock_owner_id();
-    sketch::ReadTicket ticket;
-    ss::lock_shared(e, &ticket);  // one acquisition for the whole batch
-    if (frozen_under_lock(e)) {
-        ss::unlock_shared(e, ticket);
-        ss::check_mutable(e);
-    }
-    sketch::StripeLock stripes = e->map.stripes();
-    int64 fresh = 0;
-    for (int i = 0; i < count; ++i) {
-        const uint32 stripe = stripes.lock(hashes[i].lo, me);
-        fresh += cbf::add_atomic(g, e->map.payload(), hashes[i]);
-        stripes.unlock(stripe, me);
-    }
-    sh::add_ops(e->map.header(), 1);
-    ss::unlock_shared(e, ticket);
+    int count;
+    const sketch::Hash128* hashes = ss::hash_array_arg(fcinfo, 1, g.seed, &count);
+    // one lock acquisition for the whole batch
+    const int64 fresh = ss::add_hashes_shared(e, hashes, count, [&](const sketch::Hash128& x) {
+        return cbf::add_atomic(g, e->map.payload(), x);
+    });
     PG_RETURN_INT64(fresh);
 }
 

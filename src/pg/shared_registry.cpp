@@ -14,8 +14,10 @@ extern "C" {
 #include "miscadmin.h"
 #include "port.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 }
@@ -446,6 +448,30 @@ const ItemHasher* cached_hasher(FunctionCallInfo fcinfo, int argno) {
         cc->hasher_ready = true;
     }
     return &cc->hasher;
+}
+
+sketch::Hash128* hash_array_arg(FunctionCallInfo fcinfo, int argno, uint64_t seed, int* count) {
+    ArrayType* items = PG_GETARG_ARRAYTYPE_P(argno);
+    const Oid elem = ARR_ELEMTYPE(items);
+    CallCache* cc = call_cache(fcinfo);
+    if (!cc->hasher_ready || cc->hasher.typid != elem) {
+        item_hasher_init(&cc->hasher, elem, fcinfo->flinfo->fn_mcxt);
+        cc->hasher_ready = true;
+    }
+    int16 typlen;
+    bool typbyval;
+    char typalign;
+    get_typlenbyvalalign(elem, &typlen, &typbyval, &typalign);
+    Datum* values;
+    bool* nulls;
+    int n;
+    deconstruct_array(items, elem, typlen, typbyval, typalign, &values, &nulls, &n);
+    auto* hashes = static_cast<sketch::Hash128*>(palloc(sizeof(sketch::Hash128) * (n > 0 ? n : 1)));
+    int kept = 0;
+    for (int i = 0; i < n; ++i)
+        if (!nulls[i]) hashes[kept++] = hash_item(&cc->hasher, values[i], seed);
+    *count = kept;
+    return hashes;
 }
 
 bool is_frozen(const Entry* e) { return (sh::load_flags(e->map.header()) & sh::kFrozen) != 0; }

@@ -83,6 +83,36 @@ void lock_exclusive(Entry* e);
 void unlock_exclusive(Entry* e);
 uint32 lock_owner_id();
 
+// Hashes the non-NULL elements of the array in argument argno (hasher cached
+// in the call-site cache); returns a palloc'd array and their number.
+sketch::Hash128* hash_array_arg(FunctionCallInfo fcinfo, int argno, uint64_t seed, int* count);
+
+// Adds n hashed items under one shared acquisition of the lock, each under
+// its stripe so concurrent adds of one item report "new" once; `insert`
+// (bool(const Hash128&), must not raise) does the kind's atomic add. Counts
+// one op. Returns how many were probably new; raises 55000 if the object was
+// frozen before the lock was taken.
+template <typename Insert>
+int64 add_hashes_shared(Entry* e, const sketch::Hash128* hashes, int n, Insert insert) {
+    const uint32 me = lock_owner_id();
+    sketch::ReadTicket ticket;
+    lock_shared(e, &ticket);
+    if (is_frozen(e)) {
+        unlock_shared(e, ticket);
+        check_mutable(e);
+    }
+    sketch::StripeLock stripes = e->map.stripes();
+    int64 fresh = 0;
+    for (int i = 0; i < n; ++i) {
+        const uint32 stripe = stripes.lock(hashes[i].lo, me);
+        fresh += insert(hashes[i]);
+        stripes.unlock(stripe, me);
+    }
+    sketch::shared::add_ops(e->map.header(), 1);
+    unlock_shared(e, ticket);
+    return fresh;
+}
+
 // Creates a catalog row and the file (transactionally: the file is removed
 // if the transaction, or subtransaction, rolls back).
 void create_object(const char* name, sketch::shared::Kind kind, const uint8_t* geometry, uint32_t geometry_len,
