@@ -22,7 +22,7 @@ REGRESS      = $(basename $(notdir $(sort $(wildcard sql/*.sql))))
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG   ?= pg_config
-PG_CXXFLAGS  = -std=c++17 -fno-omit-frame-pointer -Wno-register
+PG_CXXFLAGS  = -std=c++17 -fno-omit-frame-pointer -fno-semantic-interposition -Wno-register
 SHLIB_LINK   = -lstdc++
 
 # No LLVM bitcode for JIT inlining: it would require clang at install time.
