@@ -15,7 +15,7 @@ trap 'rm -rf "$WORK"; psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/
 
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
 export PGDATABASE=$DB
-q() { psql -X -At -v ON_ERROR_STOP=1 -c "$1"; }
+source "$SKETCH_ROOT/test/scripts/lib/common.sh"
 q "CREATE EXTENSION sketchshare"
 HAVE_BLOOM=$(q "SELECT count(*) FROM pg_proc WHERE proname = 'shared_bloom_create'")
 q "SELECT shared_cbf_create('seen', 1000000, 0.01)"
@@ -40,12 +40,6 @@ start=$(date +%s%N)
 "$PGBENCH" -n -c 8 -j 8 -t 125 -f "$WORK/load.sql" >"$WORK/pgbench.log" 2>&1 || { cat "$WORK/pgbench.log"; exit 1; }
 echo "loaded in $(( ($(date +%s%N) - start) / 1000000 )) ms"
 
-check() {  # check LABEL SQL-returning-t
-    local got
-    got=$(q "$2")
-    if [ "$got" != t ]; then echo "FAILED: $1 ($2 -> $got)"; exit 1; fi
-    echo "ok: $1"
-}
 check "1000 batches ran" "SELECT count(*) = 1000 AND count(DISTINCT batch) = 1000 FROM results"
 check "every id is contained" \
     "SELECT count(*) = 0 FROM generate_series(0, 999999) g WHERE NOT shared_cbf_contains('seen', g)"

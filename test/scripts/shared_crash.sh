@@ -18,7 +18,7 @@ trap cleanup EXIT
 
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
 export PGDATABASE=$DB
-q() { psql -X -At -v ON_ERROR_STOP=1 -c "$1"; }
+source "$SKETCH_ROOT/test/scripts/lib/common.sh"
 q "CREATE EXTENSION sketchshare" >/dev/null
 HAVE_BLOOM=$(q "SELECT count(*) FROM pg_proc WHERE proname = 'shared_bloom_create'")
 q "SELECT shared_cbf_create('crash', 4000000, 0.01)" >/dev/null
@@ -56,20 +56,11 @@ wait "${PIDS[@]}" 2>/dev/null || true
 PIDS=()
 
 # The postmaster restarts every backend; wait until it accepts connections.
-for _ in $(seq 1 100); do
-    psql -X -At -c "SELECT 1" >/dev/null 2>&1 && break
-    sleep 0.2
-done
+await_server
 last=$(grep -o "done [0-9]*" "$WORK/loader1.log" | tail -1 | awk '{print $2}')
 [ -n "$last" ] || { echo "FAILED: loader 1 finished no batch"; cat "$WORK/loader1.log"; exit 1; }
 echo "loader 1 completed batches 0..$last before the crash"
 
-check() {  # check LABEL SQL [TIMEOUT]: SQL must return t (within TIMEOUT)
-    local got
-    got=$(PGOPTIONS="-c statement_timeout=${3:-0}" q "$2")
-    if [ "$got" != t ]; then echo "FAILED: $1 ($2 -> $got)"; exit 1; fi
-    echo "ok: $1"
-}
 check "the object attaches and validates" "SELECT status = 'ok' FROM shared_objects WHERE name = 'crash'"
 check "every id whose add returned is contained" \
     "SELECT count(*) = 0 FROM generate_series(0, ($last + 1) * 100 - 1) g WHERE NOT shared_cbf_contains('crash', g)"

@@ -13,7 +13,7 @@ trap 'rm -rf "$WORK"; psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c
 
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
 export PGDATABASE=$DB
-q() { psql -X -At -v ON_ERROR_STOP=1 -c "$1"; }
+source "$SKETCH_ROOT/test/scripts/lib/common.sh"
 fail() { echo "FAILED: $*"; exit 1; }
 q "CREATE EXTENSION sketchshare" >/dev/null
 datadir=$(q "SHOW data_directory")

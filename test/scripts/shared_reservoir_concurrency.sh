@@ -16,7 +16,7 @@ trap 'rm -rf "$WORK"; psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/
 
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
 export PGDATABASE=$DB
-q() { psql -X -At -v ON_ERROR_STOP=1 -c "$1"; }
+source "$SKETCH_ROOT/test/scripts/lib/common.sh"
 q "CREATE EXTENSION sketchshare"
 K=1000
 q "SELECT shared_reservoir_create('conc', $K, 32)" >/dev/null
@@ -37,12 +37,6 @@ start=$(date +%s%N)
 "$PGBENCH" -n -c 4 -j 4 -t 100 -f "$WORK/load.sql" >"$WORK/pgbench.log" 2>&1 || { cat "$WORK/pgbench.log"; exit 1; }
 echo "loaded in $(( ($(date +%s%N) - start) / 1000000 )) ms (2 shared cores, other helpers' load)"
 
-check() {  # check LABEL SQL-returning-t
-    local got
-    got=$(q "$2")
-    if [ "$got" != t ]; then echo "FAILED: $1 ($2 -> $got)"; exit 1; fi
-    echo "ok: $1"
-}
 check "400 batches ran" "SELECT count(*) = 400 AND count(DISTINCT batch) = 400 FROM results"
 for r in conc conc_w; do
     check "$r: seen = 40000" "SELECT shared_reservoir_seen('$r') = 40000"

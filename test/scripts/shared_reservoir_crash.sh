@@ -19,7 +19,7 @@ trap cleanup EXIT
 
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
 export PGDATABASE=$DB
-q() { psql -X -At -v ON_ERROR_STOP=1 -c "$1"; }
+source "$SKETCH_ROOT/test/scripts/lib/common.sh"
 q "CREATE EXTENSION sketchshare" >/dev/null
 K=5000
 q "SELECT shared_reservoir_create('crash', $K, 256)" >/dev/null
@@ -55,20 +55,11 @@ kill -9 "$victim"
 wait "${PIDS[@]}" 2>/dev/null || true
 PIDS=()
 
-for _ in $(seq 1 100); do
-    psql -X -At -c "SELECT 1" >/dev/null 2>&1 && break
-    sleep 0.2
-done
+await_server
 last=$(grep -o "done [0-9]*" "$WORK/loader1.log" | tail -1 | awk '{print $2}')
 [ -n "$last" ] || { echo "FAILED: loader 1 finished no batch"; cat "$WORK/loader1.log"; exit 1; }
 echo "loader 1 completed batches 0..$last before the crash"
 
-check() {  # check LABEL SQL [TIMEOUT]: SQL must return t (within TIMEOUT)
-    local got
-    got=$(PGOPTIONS="-c statement_timeout=${3:-0}" q "$2")
-    if [ "$got" != t ]; then echo "FAILED: $1 ($2 -> $got)"; exit 1; fi
-    echo "ok: $1"
-}
 for r in crash crash_w; do
     check "$r: attaches and validates" "SELECT status = 'ok' FROM shared_objects WHERE name = '$r'"
     q "SELECT '$r: ' || shared_reservoir_stats('$r')::text"
