@@ -251,15 +251,6 @@ SKETCH_FUNCTION(bloom_send) {
     PG_RETURN_BYTEA_P(out);
 }
 
-SKETCH_FUNCTION(bloom_to_bytea) {
-    Opened o = open_value(PG_GETARG_DATUM(0));
-    const size_t n = sb::kHeaderBytes + o.g.bytes;
-    bytea* out = static_cast<bytea*>(palloc(VARHDRSZ + n));
-    SET_VARSIZE(out, VARHDRSZ + n);
-    write_external(o, reinterpret_cast<uint8_t*>(VARDATA(out)));
-    PG_RETURN_BYTEA_P(out);
-}
-
 SKETCH_FUNCTION(bloom_from_bytea) {
     bytea* b = PG_GETARG_BYTEA_PP(0);
     PG_RETURN_POINTER(from_external(reinterpret_cast<const uint8_t*>(VARDATA_ANY(b)), VARSIZE_ANY_EXHDR(b),

@@ -883,8 +883,6 @@ SKETCH_FUNCTION(reservoir_recv) {
     PG_RETURN_DATUM(receive_value(buf));
 }
 
-SKETCH_FUNCTION(reservoir_to_bytea) { PG_RETURN_BYTEA_P(send_value(PG_GETARG_DATUM(0))); }
-
 SKETCH_FUNCTION(reservoir_from_bytea) {
     bytea* b = PG_GETARG_BYTEA_P(0);
     StringInfoData buf;

@@ -30,7 +30,7 @@ COMMENT ON FUNCTION bloom_recv(internal) IS 'bloom binary input, validated';
 COMMENT ON FUNCTION bloom_send(bloom) IS 'bloom binary output: 28-byte little-endian header, then the bit array';
 
 CREATE FUNCTION bloom_to_bytea(bloom) RETURNS bytea
-AS 'MODULE_PATHNAME', 'bloom_to_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'bloom_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_to_bytea(bloom) IS 'the binary form of a bloom filter (what bloom_send sends)';
 CREATE FUNCTION bloom_from_bytea(bytea) RETURNS bloom
 AS 'MODULE_PATHNAME', 'bloom_from_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

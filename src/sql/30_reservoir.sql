@@ -25,7 +25,7 @@ COMMENT ON FUNCTION reservoir_recv(internal) IS 'reservoir binary input, validat
 COMMENT ON FUNCTION reservoir_send(reservoir) IS 'reservoir binary output: the item type by name and each item in its binary form';
 
 CREATE FUNCTION reservoir_to_bytea(reservoir) RETURNS bytea
-AS 'MODULE_PATHNAME', 'reservoir_to_bytea' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'reservoir_send' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION reservoir_from_bytea(bytea) RETURNS reservoir
 AS 'MODULE_PATHNAME', 'reservoir_from_bytea' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 CREATE CAST (reservoir AS bytea) WITH FUNCTION reservoir_to_bytea(reservoir);
