@@ -18,6 +18,7 @@
 
 #include "bloom_value.hpp"
 #include "guard.hpp"
+#include "huge_pages.hpp"
 #include "item_hash.hpp"
 
 extern "C" {
@@ -328,7 +329,8 @@ struct LookupCache {
     bool hasher_ready;
     bool have_toast;
     varatt_external toast;        // identity of the cached detoasted value
-    struct varlena* detoasted;   // in fn_mcxt
+    struct varlena* detoasted;   // in fn_mcxt, its bit array on huge pages when large
+    void* detoasted_base;        // what to pfree for it
     uint8_t header[sb::kHeaderBytes];
     size_t len;
     sb::Geometry g;
@@ -360,11 +362,13 @@ struct varlena* cached_filter(FunctionCallInfo fcinfo, LookupCache* c, Datum d) 
         varatt_external ptr;
         VARATT_EXTERNAL_GET_POINTER(ptr, raw);
         if (!c->have_toast || std::memcmp(&ptr, &c->toast, sizeof ptr) != 0) {
-            MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-            struct varlena* fresh = reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(d));
-            MemoryContextSwitchTo(old);
-            if (c->detoasted != nullptr) pfree(c->detoasted);
-            c->detoasted = fresh;
+            if (c->detoasted_base != nullptr) pfree(c->detoasted_base);
+            c->detoasted = nullptr;
+            c->detoasted_base = nullptr;
+            c->have_toast = false;  // until the fetch below has succeeded
+            void* base;
+            c->detoasted = detoast_huge(raw, fcinfo->flinfo->fn_mcxt, kBloomBitsOffset, &base);
+            c->detoasted_base = base;
             c->toast = ptr;
             c->have_toast = true;
         }
@@ -476,6 +480,7 @@ struct AggCache {
     sb::Geometry g;
     const sb::Ops* ops;
     uint8_t header[sb::kHeaderBytes];  // what a state of this geometry starts with (pending zeroed)
+    const void* on_huge_pages;         // the state last moved onto huge pages
 };
 
 MemoryContext agg_context(FunctionCallInfo fcinfo, const char* name) {
@@ -485,19 +490,25 @@ MemoryContext agg_context(FunctionCallInfo fcinfo, const char* name) {
     return aggcxt;
 }
 
-// Hashes from a state's buffer (or one new hash) into its bit array.
-inline void add_hash(struct varlena* state, const sb::Geometry& g, const sb::Ops* ops, const Hash128& h) {
-    const size_t plain = bloom_plain_size(g);
+// Hashes from a state's buffer (or one new hash) into its bit array. At its
+// first flush a large state is moved onto huge pages: nodeAgg made it with a
+// plain copy, and with 4 KiB pages every insert is also a TLB miss.
+inline void add_hash(struct varlena* state, AggCache* c, const Hash128& h) {
+    const size_t plain = bloom_plain_size(c->g);
     const uint32_t room = uint32_t((VARSIZE(state) - plain) / sizeof(Hash128));
     if (room == 0) {
-        ops->insert_one(sb::span_for(g, bloom_bits(state)), h);
+        c->ops->insert_one(sb::span_for(c->g, bloom_bits(state)), h);
         return;
     }
     uint32_t pending = read_pending(state);
-    Hash128* buf = bloom_pending(state, g);
+    Hash128* buf = bloom_pending(state, c->g);
     buf[pending++] = h;
     if (pending == room) {
-        ops->insert_many(sb::span_for(g, bloom_bits(state)), buf, pending);
+        if (state != c->on_huge_pages) {
+            collapse_huge(bloom_bits(state), c->g.bytes);
+            c->on_huge_pages = state;
+        }
+        c->ops->insert_many(sb::span_for(c->g, bloom_bits(state)), buf, pending);
         pending = 0;
     }
     write_pending(state, pending);
@@ -556,7 +567,7 @@ SKETCH_FUNCTION(bloom_agg_trans) {
             ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                             errmsg("bloom_agg: n, fpr and layout must be the same for every row of a group")));
     }
-    if (!PG_ARGISNULL(1)) add_hash(state, c->g, c->ops, hash_item(&c->hasher, PG_GETARG_DATUM(1), 0));
+    if (!PG_ARGISNULL(1)) add_hash(state, c, hash_item(&c->hasher, PG_GETARG_DATUM(1), 0));
     PG_RETURN_POINTER(state);
 }
 

@@ -20,14 +20,11 @@
 #include "../core/cbf_format.hpp"
 #include "bloom_value.hpp"
 #include "guard.hpp"
+#include "huge_pages.hpp"
 #include "item_hash.hpp"
-
-#include <sys/mman.h>
 
 extern "C" {
 #include "access/detoast.h"
-#include "access/toast_compression.h"
-#include "common/pg_lzcompress.h"
 #include "libpq/pqformat.h"
 #include "utils/expandeddatum.h"
 #include "utils/float.h"
@@ -58,40 +55,6 @@ varlena* new_value(const cbf::Geometry& g) {
     SET_VARSIZE(v, len);
     cbf::write_header(payload(v), g);
     return v;
-}
-
-// Memory for `bytes` bytes in cxt whose counters, `offset` bytes in, start on
-// a 2 MiB boundary and are advised into transparent huge pages before they are
-// first touched, when there are 4 MiB or more of them: every probe of a large
-// filter lands on its own page, and with 4 KiB pages each one is a TLB miss
-// (bench/core/cbf_bench.cpp compares both).
-// *base (when given) receives the pointer to pfree.
-uint8_t* alloc_for_counters(MemoryContext cxt, size_t bytes, size_t offset, size_t counter_bytes, void** base = nullptr) {
-    constexpr size_t kHuge = size_t(2) << 20;
-    if (counter_bytes < 2 * kHuge) {
-        auto* p = static_cast<uint8_t*>(MemoryContextAllocHuge(cxt, bytes));
-        if (base != nullptr) *base = p;
-        return p;
-    }
-    auto* raw = static_cast<uint8_t*>(MemoryContextAllocHuge(cxt, bytes + kHuge));
-    if (base != nullptr) *base = raw;
-    const uintptr_t counters_at = (reinterpret_cast<uintptr_t>(raw) + offset + kHuge - 1) & ~static_cast<uintptr_t>(kHuge - 1);
-#ifdef MADV_HUGEPAGE
-    (void)madvise(reinterpret_cast<void*>(counters_at), counter_bytes & ~(kHuge - 1), MADV_HUGEPAGE);  // a hint only
-#endif
-    return reinterpret_cast<uint8_t*>(counters_at) - offset;
-}
-
-// Asks for huge pages on the 2 MiB-aligned part of a large allocation that
-// has not been touched yet (a hint only): its first touch then faults in 2 MiB
-// at a time rather than 4 KiB.
-void advise_huge(void* p, size_t len) {
-#ifdef MADV_HUGEPAGE
-    constexpr uintptr_t kHuge = uintptr_t(2) << 20;
-    const uintptr_t from = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-    const uintptr_t to = (reinterpret_cast<uintptr_t>(p) + len) & ~(kHuge - 1);
-    if (to > from && to - from >= 2 * kHuge) (void)madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
-#endif
 }
 
 // ---- cbf_agg's transition state: an expanded object ----
@@ -159,7 +122,8 @@ CbfAggState* new_agg_state(MemoryContext aggcontext, const cbf::Geometry& g, con
     EOH_init_header(&st->hdr, &kAggStateMethods, objcxt);
     st->g = g;
     st->buffered = 0;
-    st->value = alloc_for_counters(objcxt, cbf::value_bytes(g), cbf::kHeaderBytes, g.counter_bytes());
+    void* base;
+    st->value = sketch_pg::alloc_huge(objcxt, cbf::value_bytes(g), cbf::kHeaderBytes, g.counter_bytes(), &base);
     cbf::write_header(st->value, g);
     if (counters != nullptr)
         memcpy(st->value + cbf::kHeaderBytes, counters, g.counter_bytes());
@@ -213,34 +177,6 @@ CallCache* call_cache_init(FunctionCallInfo fcinfo, int item_arg) {
     return cache;
 }
 
-// The value behind a TOAST pointer, in cxt, its counters where a large
-// filter's get huge pages (with 4 KiB pages every probe of a 64 MiB filter is
-// also a TLB miss). A pglz-compressed value is decompressed straight there;
-// anything else is detoasted, then copied. *base receives what to pfree.
-varlena* fetch_filter(varlena* raw, MemoryContext cxt, void** base) {
-    constexpr size_t kHeader = VARHDRSZ + cbf::kHeaderBytes;
-    varlena* fetched = detoast_external_attr(raw);
-    if (VARATT_IS_COMPRESSED(fetched) && VARDATA_COMPRESSED_GET_COMPRESS_METHOD(fetched) == TOAST_PGLZ_COMPRESSION_ID) {
-        const size_t len = VARHDRSZ + VARDATA_COMPRESSED_GET_EXTSIZE(fetched);
-        uint8_t* out = alloc_for_counters(cxt, len, kHeader, len > kHeader ? len - kHeader : 0, base);
-        const int32 got = pglz_decompress(reinterpret_cast<char*>(fetched) + VARHDRSZ_COMPRESSED,
-                                          VARSIZE(fetched) - VARHDRSZ_COMPRESSED, reinterpret_cast<char*>(out) + VARHDRSZ,
-                                          static_cast<int32>(len - VARHDRSZ), true);
-        if (got < 0 || static_cast<size_t>(got) != len - VARHDRSZ)
-            ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg_internal("compressed pglz data is corrupt")));
-        SET_VARSIZE(out, len);
-        pfree(fetched);
-        return reinterpret_cast<varlena*>(out);
-    }
-    varlena* flat = detoast_attr(fetched);
-    const size_t len = VARSIZE(flat);
-    uint8_t* out = alloc_for_counters(cxt, len, kHeader, len > kHeader ? len - kHeader : 0, base);
-    memcpy(out, flat, len);
-    if (flat != fetched) pfree(flat);
-    pfree(fetched);
-    return reinterpret_cast<varlena*>(out);
-}
-
 // Per row: only a pointer test once the cache is set up.
 inline CallCache* call_cache(FunctionCallInfo fcinfo, int item_arg) {
     auto* cache = static_cast<CallCache*>(fcinfo->flinfo->fn_extra);
@@ -270,7 +206,7 @@ cbf::View read_arg(FunctionCallInfo fcinfo, int argno, CallCache* cache) {
             cache->flat = nullptr;
             cache->flat_alloc = nullptr;
             void* base = nullptr;
-            varlena* flat = fetch_filter(raw, fcinfo->flinfo->fn_mcxt, &base);
+            varlena* flat = sketch_pg::detoast_huge(raw, fcinfo->flinfo->fn_mcxt, VARHDRSZ + cbf::kHeaderBytes, &base);
             cache->view = view_of(flat);
             cache->flat = flat;
             cache->flat_alloc = base;
@@ -531,7 +467,7 @@ SKETCH_FUNCTION(cbf_agg_final) {
     CbfAggState* st = agg_state_of(PG_GETARG_DATUM(0));
     const Size size = agg_state_flat_size(&st->hdr);
     void* flat = palloc(size);
-    advise_huge(flat, size);
+    sketch_pg::advise_huge(flat, size);
     agg_state_flatten(&st->hdr, flat, size);
     PG_RETURN_POINTER(flat);
 }

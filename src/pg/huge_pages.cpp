@@ -1,0 +1,86 @@
+#include "huge_pages.hpp"
+
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <cstring>
+
+extern "C" {
+#include "access/detoast.h"
+#include "access/toast_compression.h"
+#include "common/pg_lzcompress.h"
+#include "utils/memutils.h"
+}
+
+#if defined(MADV_HUGEPAGE) && !defined(MADV_COLLAPSE)
+#define MADV_COLLAPSE 25  // Linux 6.1; glibc 2.36 headers do not name it yet
+#endif
+
+namespace sketch_pg {
+
+namespace {
+
+constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+
+// [from, to): the whole huge pages inside [p, p + len), empty when fewer than 2.
+bool huge_span(void* p, size_t len, uintptr_t* from, uintptr_t* to) {
+    *from = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+    *to = (reinterpret_cast<uintptr_t>(p) + len) & ~(kHuge - 1);
+    return *to > *from && *to - *from >= 2 * kHuge;
+}
+
+}  // namespace
+
+uint8_t* alloc_huge(MemoryContext cxt, size_t bytes, size_t offset, size_t hot_bytes, void** base) {
+    if (hot_bytes < 2 * kHuge) {
+        auto* p = static_cast<uint8_t*>(MemoryContextAllocHuge(cxt, bytes));
+        *base = p;
+        return p;
+    }
+    auto* raw = static_cast<uint8_t*>(MemoryContextAllocHuge(cxt, bytes + kHuge));
+    *base = raw;
+    const uintptr_t hot_at = (reinterpret_cast<uintptr_t>(raw) + offset + kHuge - 1) & ~(kHuge - 1);
+    advise_huge(reinterpret_cast<void*>(hot_at), hot_bytes);
+    return reinterpret_cast<uint8_t*>(hot_at) - offset;
+}
+
+void advise_huge(void* p, size_t len) {
+#ifdef MADV_HUGEPAGE
+    uintptr_t from, to;
+    if (huge_span(p, len, &from, &to)) (void)madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+#endif
+}
+
+void collapse_huge(void* p, size_t len) {
+#ifdef MADV_HUGEPAGE
+    uintptr_t from, to;
+    if (!huge_span(p, len, &from, &to)) return;
+    (void)madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
+    (void)madvise(reinterpret_cast<void*>(from), to - from, MADV_COLLAPSE);
+#endif
+}
+
+struct varlena* detoast_huge(struct varlena* raw, MemoryContext cxt, size_t header_bytes, void** base) {
+    struct varlena* fetched = detoast_external_attr(raw);
+    if (VARATT_IS_COMPRESSED(fetched) && VARDATA_COMPRESSED_GET_COMPRESS_METHOD(fetched) == TOAST_PGLZ_COMPRESSION_ID) {
+        const size_t len = VARHDRSZ + VARDATA_COMPRESSED_GET_EXTSIZE(fetched);
+        uint8_t* out = alloc_huge(cxt, len, header_bytes, len > header_bytes ? len - header_bytes : 0, base);
+        const int32 got = pglz_decompress(reinterpret_cast<char*>(fetched) + VARHDRSZ_COMPRESSED,
+                                          VARSIZE(fetched) - VARHDRSZ_COMPRESSED, reinterpret_cast<char*>(out) + VARHDRSZ,
+                                          static_cast<int32>(len - VARHDRSZ), true);
+        if (got < 0 || static_cast<size_t>(got) != len - VARHDRSZ)
+            ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg_internal("compressed pglz data is corrupt")));
+        SET_VARSIZE(out, len);
+        pfree(fetched);
+        return reinterpret_cast<struct varlena*>(out);
+    }
+    struct varlena* flat = detoast_attr(fetched);
+    const size_t len = VARSIZE(flat);
+    uint8_t* out = alloc_huge(cxt, len, header_bytes, len > header_bytes ? len - header_bytes : 0, base);
+    std::memcpy(out, flat, len);
+    if (flat != fetched) pfree(flat);
+    pfree(fetched);
+    return reinterpret_cast<struct varlena*>(out);
+}
+
+}  // namespace sketch_pg
