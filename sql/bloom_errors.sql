@@ -56,6 +56,12 @@ SELECT pg_temp.err($$SELECT bloom_union_trans(bloom_empty(10, 0.01), bloom_empty
 SELECT pg_temp.err($$SELECT 'abc'::bloom$$) AS no_prefix;
 SELECT pg_temp.err($$SELECT '\x0'::bloom$$) AS odd_digits;
 SELECT pg_temp.err($$SELECT '\xzz'::bloom$$) AS not_hex;
+-- a bad digit deep in a long value (input is decoded 16 bytes at a time),
+-- and the text form of a large filter read back unchanged, either case
+SELECT pg_temp.err($$SELECT overlay(bloom_empty(1000, 0.01)::text placing 'G' from 301)::bloom$$) AS not_hex_deep;
+SELECT f::text::bloom = f AS text_round_trip, ('\x' || upper(substr(f::text, 3)))::bloom = f AS upper_case_input,
+       f::text = f::bytea::text AS same_as_bytea
+FROM (SELECT bloom_agg(i, 5000, 0.01) AS f FROM generate_series(1, 3000) i) s;
 SELECT pg_temp.err($$SELECT '\x'::bloom$$) AS empty;
 SELECT pg_temp.err($$SELECT '\x01'::bloom$$) AS short_header;
 -- a valid classic<2> of 64 bits, then the same with one field broken

@@ -34,13 +34,6 @@ inline uint64_t get64(const uint8_t* p) {
     return to_le(v);
 }
 
-int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 }  // namespace
 
 void write_header(uint8_t* out, const Geometry& g) {
@@ -80,37 +73,6 @@ View read_value(uint8_t* data, size_t len, uint64_t max_counters, Errc code) {
              static_cast<unsigned long long>(v.g.m), expected);
     v.counters = data + kHeaderBytes;
     return v;
-}
-
-size_t hex_text_bytes(size_t value_len) { return 2 + 2 * value_len; }
-
-void write_hex(const uint8_t* data, size_t len, char* out) {
-    static const char digits[] = "0123456789abcdef";
-    *out++ = '\\';
-    *out++ = 'x';
-    for (size_t i = 0; i < len; ++i) {
-        *out++ = digits[data[i] >> 4];
-        *out++ = digits[data[i] & 15];
-    }
-    *out = '\0';
-}
-
-size_t hex_decoded_bytes(const char* text, size_t text_len) {
-    if (text_len < 2 || text[0] != '\\' || text[1] != 'x')
-        fail(Errc::invalid_text, "invalid input syntax for type cbf: expected \"\\x\" followed by hex digits");
-    if ((text_len - 2) % 2 != 0) fail(Errc::invalid_text, "invalid input syntax for type cbf: odd number of hex digits");
-    return (text_len - 2) / 2;
-}
-
-void read_hex(const char* text, size_t text_len, uint8_t* out) {
-    const size_t n = hex_decoded_bytes(text, text_len);
-    for (size_t i = 0; i < n; ++i) {
-        const int hi = hex_digit(text[2 + 2 * i]), lo = hex_digit(text[3 + 2 * i]);
-        if (hi < 0 || lo < 0)
-            fail(Errc::invalid_text, "invalid input syntax for type cbf: \"%c%c\" is not a hex byte", text[2 + 2 * i],
-                 text[3 + 2 * i]);
-        out[i] = static_cast<uint8_t>(hi << 4 | lo);
-    }
 }
 
 }  // namespace sketch::cbf

@@ -1,5 +1,6 @@
 // The byte form of a counting Bloom filter value: the payload of the SQL type
-// `cbf`, its binary send/recv form, its bytea cast, and (as hex) its text form.
+// `cbf`, its binary send/recv form, its bytea cast, and its text form
+// (the bytes in hex, src/core/hex.hpp).
 // Fixed-width little-endian fields, then the packed counters:
 //   0  u8  format version (1)
 //   1  u8  k, hashes per item (1..32)
@@ -40,12 +41,5 @@ struct View {
 // with a message saying what is wrong.
 View read_value(uint8_t* data, size_t len, uint64_t max_counters, Errc code);
 
-// Hex text form: "\x" then two lowercase hex digits per byte.
-size_t hex_text_bytes(size_t value_len);  // without the terminating NUL
-void write_hex(const uint8_t* data, size_t len, char* out);  // writes the NUL too
-// Decodes "\x..." text of text_len chars into out (hex_decoded_bytes of it);
-// throws invalid_text on a missing prefix, odd length or a non-hex digit.
-size_t hex_decoded_bytes(const char* text, size_t text_len);
-void read_hex(const char* text, size_t text_len, uint8_t* out);
 
 }  // namespace sketch::cbf

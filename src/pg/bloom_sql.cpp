@@ -16,7 +16,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "../core/hex.hpp"
 #include "bloom_value.hpp"
+#include "agg_args.hpp"
 #include "guard.hpp"
 #include "huge_pages.hpp"
 #include "item_hash.hpp"
@@ -184,13 +186,6 @@ struct varlena* from_external(const uint8_t* data, size_t len, int sqlstate) {
     return v;
 }
 
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 }  // namespace
 
 // ---- type I/O ----
@@ -198,40 +193,27 @@ int hex_value(char c) {
 SKETCH_FUNCTION(bloom_in) {
     const char* s = PG_GETARG_CSTRING(0);
     const size_t len = strlen(s);
-    if (len < 2 || s[0] != '\\' || s[1] != 'x')
-        ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-                        errmsg("invalid input syntax for type bloom: a bloom value is written as \\x followed by hex digits")));
-    if ((len - 2) % 2 != 0)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION), errmsg("invalid input syntax for type bloom: odd number of hex digits")));
-    const size_t n = (len - 2) / 2;
+    const size_t n = guarded([&] { return sketch::hex::decoded_bytes(s, len, "bloom"); });
     auto* raw = static_cast<uint8_t*>(palloc(n > 0 ? n : 1));
-    for (size_t i = 0; i < n; ++i) {
-        int hi = hex_value(s[2 + 2 * i]), lo = hex_value(s[3 + 2 * i]);
-        if (hi < 0 || lo < 0)
-            ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-                            errmsg("invalid input syntax for type bloom: \"%c%c\" is not a hex byte", s[2 + 2 * i], s[3 + 2 * i])));
-        raw[i] = uint8_t(hi << 4 | lo);
-    }
+    guarded([&] { sketch::hex::read_text(s, len, raw, "bloom"); });
     struct varlena* v = from_external(raw, n, ERRCODE_INVALID_TEXT_REPRESENTATION);
     pfree(raw);
     PG_RETURN_POINTER(v);
 }
 
+// The text form straight from the value: the header (pending hashes never
+// show, see write_external), then the bit array, no intermediate copy.
 SKETCH_FUNCTION(bloom_out) {
     Opened o = open_value(PG_GETARG_DATUM(0));
+    uint8_t header[sb::kHeaderBytes];
+    sb::write_header(header, o.g, o.seed, 0);
     const size_t n = sb::kHeaderBytes + o.g.bytes;
-    auto* raw = static_cast<uint8_t*>(palloc(n));
-    write_external(o, raw);
-    char* out = static_cast<char*>(palloc(2 * n + 3));
-    static const char digits[] = "0123456789abcdef";
+    char* out = static_cast<char*>(palloc(sketch::hex::text_bytes(n) + 1));
     out[0] = '\\';
     out[1] = 'x';
-    for (size_t i = 0; i < n; ++i) {
-        out[2 + 2 * i] = digits[raw[i] >> 4];
-        out[3 + 2 * i] = digits[raw[i] & 15];
-    }
-    out[2 + 2 * n] = '\0';
-    pfree(raw);
+    sketch::hex::write_digits(header, sb::kHeaderBytes, out + 2);
+    sketch::hex::write_digits(bloom_bits(o.v), o.g.bytes, out + 2 + 2 * sb::kHeaderBytes);
+    out[sketch::hex::text_bytes(n)] = '\0';
     PG_RETURN_CSTRING(out);
 }
 
@@ -471,7 +453,7 @@ namespace {
 
 struct AggCache {
     ItemHasher hasher;
-    bool hasher_ready;
+    bool args_constant;  // n, fpr and layout are constants: resolved at the first row only
     bool resolved;
     int64_t n;
     double fpr;
@@ -514,22 +496,9 @@ inline void add_hash(struct varlena* state, AggCache* c, const Hash128& h) {
     write_pending(state, pending);
 }
 
-}  // namespace
-
-// bloom_agg(item, n, fpr [, layout]) transition.
-SKETCH_FUNCTION(bloom_agg_trans) {
-    FmgrInfo* fl = fcinfo->flinfo;
-    auto* c = static_cast<AggCache*>(fl->fn_extra);
-    if (c == nullptr) {
-        // A call site is an aggregate's or not for good: check once.
-        agg_context(fcinfo, "bloom_agg_trans");
-        c = static_cast<AggCache*>(MemoryContextAllocZero(fl->fn_mcxt, sizeof(AggCache)));
-        fl->fn_extra = c;
-    }
-    if (!c->hasher_ready) {
-        item_hasher_init(&c->hasher, get_fn_expr_argtype(fl, 1), fl->fn_mcxt);
-        c->hasher_ready = true;
-    }
+// The geometry of bloom_agg's n, fpr and layout arguments in this row,
+// through the call site's cache.
+void resolve_agg_args(FunctionCallInfo fcinfo, AggCache* c) {
     if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
         ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("bloom_agg: n and fpr must not be null")));
     const int64_t n = PG_GETARG_INT64(2);
@@ -543,18 +512,34 @@ SKETCH_FUNCTION(bloom_agg_trans) {
         same = same && len < sizeof c->layout && std::memcmp(c->layout, VARDATA_ANY(t), len) == 0 && c->layout[len] == '\0';
         if (!same) layout = text_to_cstring(t);
     }
-    if (!same) {
-        c->resolved = false;
-        c->g = resolve_geometry(n, fpr, layout);
-        c->ops = &guarded([&]() -> const sb::Ops& { return sb::ops_for(c->g.layout); });
-        c->n = n;
-        c->fpr = fpr;
-        c->has_layout = has_layout;
-        c->layout[0] = '\0';
-        if (layout != nullptr) snprintf(c->layout, sizeof c->layout, "%s", layout);
-        sb::write_header(c->header, c->g, 0, 0);
-        c->resolved = true;
+    if (same) return;
+    c->resolved = false;
+    c->g = resolve_geometry(n, fpr, layout);
+    c->ops = &guarded([&]() -> const sb::Ops& { return sb::ops_for(c->g.layout); });
+    c->n = n;
+    c->fpr = fpr;
+    c->has_layout = has_layout;
+    c->layout[0] = '\0';
+    if (layout != nullptr) snprintf(c->layout, sizeof c->layout, "%s", layout);
+    sb::write_header(c->header, c->g, 0, 0);
+    c->resolved = true;
+}
+
+}  // namespace
+
+// bloom_agg(item, n, fpr [, layout]) transition.
+SKETCH_FUNCTION(bloom_agg_trans) {
+    FmgrInfo* fl = fcinfo->flinfo;
+    auto* c = static_cast<AggCache*>(fl->fn_extra);
+    if (unlikely(c == nullptr)) {
+        // A call site is an aggregate's or not for good: check once.
+        agg_context(fcinfo, "bloom_agg_trans");
+        c = static_cast<AggCache*>(MemoryContextAllocZero(fl->fn_mcxt, sizeof(AggCache)));
+        item_hasher_init(&c->hasher, get_fn_expr_argtype(fl, 1), fl->fn_mcxt);
+        c->args_constant = aggregate_args_constant(fcinfo, 1);
+        fl->fn_extra = c;
     }
+    if (!c->args_constant || unlikely(!c->resolved)) resolve_agg_args(fcinfo, c);
     struct varlena* state;
     if (PG_ARGISNULL(0)) {
         // Built in the per-tuple context; nodeAgg copies it into aggcontext once.
@@ -562,8 +547,9 @@ SKETCH_FUNCTION(bloom_agg_trans) {
     } else {
         state = reinterpret_cast<struct varlena*>(DatumGetPointer(PG_GETARG_DATUM(0)));
         if (VARATT_IS_EXTENDED(state)) state = reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
+        // Every state of a call site with constant arguments was made by it.
         const uint8_t* h = bloom_header(state);
-        if (std::memcmp(h, c->header, 8) != 0 || std::memcmp(h + 12, c->header + 12, sb::kHeaderBytes - 12) != 0)
+        if (!c->args_constant && (std::memcmp(h, c->header, 8) != 0 || std::memcmp(h + 12, c->header + 12, sb::kHeaderBytes - 12) != 0))
             ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                             errmsg("bloom_agg: n, fpr and layout must be the same for every row of a group")));
     }

@@ -18,6 +18,7 @@
 
 #include "../core/cbf.hpp"
 #include "../core/cbf_format.hpp"
+#include "../core/hex.hpp"
 #include "bloom_value.hpp"
 #include "guard.hpp"
 #include "huge_pages.hpp"
@@ -261,10 +262,10 @@ varlena* own_state(Datum d) {
 SKETCH_FUNCTION(cbf_in) {
     const char* text = PG_GETARG_CSTRING(0);
     const size_t text_len = strlen(text);
-    const size_t len = sketch_pg::guarded([&] { return cbf::hex_decoded_bytes(text, text_len); });
+    const size_t len = sketch_pg::guarded([&] { return sketch::hex::decoded_bytes(text, text_len, "cbf"); });
     auto* v = static_cast<varlena*>(palloc(VARHDRSZ + len));
     SET_VARSIZE(v, VARHDRSZ + len);
-    sketch_pg::guarded([&] { cbf::read_hex(text, text_len, payload(v)); });
+    sketch_pg::guarded([&] { sketch::hex::read_text(text, text_len, payload(v), "cbf"); });
     view_of(v, sketch::Errc::invalid_text);
     PG_RETURN_POINTER(v);
 }
@@ -273,8 +274,8 @@ SKETCH_FUNCTION(cbf_out) {
     auto* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
     const cbf::View view = view_of(v);
     const size_t len = cbf::value_bytes(view.g);
-    char* out = static_cast<char*>(palloc(cbf::hex_text_bytes(len) + 1));
-    cbf::write_hex(payload(v), len, out);
+    char* out = static_cast<char*>(palloc(sketch::hex::text_bytes(len) + 1));
+    sketch::hex::write_text(payload(v), len, out);
     PG_RETURN_CSTRING(out);
 }
 

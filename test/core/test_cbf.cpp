@@ -455,32 +455,6 @@ TEST(CbfFormat, RejectsEveryKindOfDamage) {
     EXPECT_EQ(read_code(with(40, 1)), Errc::corrupted);    // reserved
 }
 
-TEST(CbfFormat, HexText) {
-    const uint8_t bytes[] = {0x01, 0xab, 0xff, 0x00};
-    char text[16];
-    write_hex(bytes, 4, text);
-    EXPECT_STREQ(text, "\\x01abff00");
-    uint8_t back[4];
-    EXPECT_EQ(hex_decoded_bytes(text, std::strlen(text)), 4u);
-    read_hex(text, std::strlen(text), back);
-    EXPECT_EQ(std::memcmp(back, bytes, 4), 0);
-    read_hex("\\x01ABFF00", 10, back);
-    EXPECT_EQ(std::memcmp(back, bytes, 4), 0);
-    auto bad = [](const char* t) {
-        try {
-            std::vector<uint8_t> out(64);
-            hex_decoded_bytes(t, std::strlen(t));
-            read_hex(t, std::strlen(t), out.data());
-        } catch (const Error& e) {
-            return e.code();
-        }
-        return Errc::internal;
-    };
-    EXPECT_EQ(bad("01ab"), Errc::invalid_text);
-    EXPECT_EQ(bad("\\x0"), Errc::invalid_text);
-    EXPECT_EQ(bad("\\x0g"), Errc::invalid_text);
-    EXPECT_EQ(bad(""), Errc::invalid_text);
-}
 
 
 // counters_set / counters_saturated sum nibble masks 15 words at a time: check

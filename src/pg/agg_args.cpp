@@ -1,0 +1,22 @@
+#include "agg_args.hpp"
+
+extern "C" {
+#include "nodes/pg_list.h"
+#include "nodes/primnodes.h"
+}
+
+namespace sketch_pg {
+
+bool aggregate_args_constant(FunctionCallInfo fcinfo, int first) {
+    const Aggref* ref = AggGetAggref(fcinfo);
+    if (ref == nullptr) return false;
+    int i = 0;
+    ListCell* lc;
+    foreach (lc, ref->args) {
+        const auto* te = static_cast<const TargetEntry*>(lfirst(lc));
+        if (i++ >= first && !IsA(te->expr, Const)) return false;
+    }
+    return true;
+}
+
+}  // namespace sketch_pg
