@@ -65,7 +65,8 @@ constexpr uint32_t kBatch = 256;  // item hashes buffered before they are applie
 struct CbfAggState {
     ExpandedObjectHeader hdr;
     cbf::Geometry g;
-    uint8_t* value;     // the byte form: header, then counters
+    varlena* flat;      // a cbf value: its payload, the byte form, is the state's counters
+    uint8_t* value;     // payload(flat)
     uint32_t buffered;
     sketch::Hash128 batch[kBatch];
 };
@@ -123,8 +124,11 @@ CbfAggState* new_agg_state(MemoryContext aggcontext, const cbf::Geometry& g, con
     EOH_init_header(&st->hdr, &kAggStateMethods, objcxt);
     st->g = g;
     st->buffered = 0;
-    void* base;
-    st->value = sketch_pg::alloc_huge(objcxt, cbf::value_bytes(g), cbf::kHeaderBytes, g.counter_bytes(), &base);
+    const size_t flat_size = VARHDRSZ + cbf::value_bytes(g);
+    st->flat = static_cast<varlena*>(MemoryContextAllocHuge(objcxt, flat_size));
+    sketch_pg::advise_huge(st->flat, flat_size);
+    SET_VARSIZE(st->flat, flat_size);
+    st->value = payload(st->flat);
     cbf::write_header(st->value, g);
     if (counters != nullptr)
         memcpy(st->value + cbf::kHeaderBytes, counters, g.counter_bytes());
@@ -460,12 +464,20 @@ SKETCH_FUNCTION(cbf_agg_trans) {
     PG_RETURN_POINTER(state);
 }
 
-// The state as a plain cbf in the current memory context, buffer applied. The
-// state itself stays usable: a window aggregate may keep advancing it.
+// The state as a plain cbf, buffer applied: the state's own memory when only
+// this call will ever read the state, else a copy in the current memory
+// context, the state staying usable (a window aggregate may keep advancing it).
 SKETCH_FUNCTION(cbf_agg_final) {
     require_aggregate(fcinfo, "cbf_agg_final");
     if (!is_agg_state(PG_GETARG_DATUM(0))) PG_RETURN_DATUM(PG_GETARG_DATUM(0));  // already flat (after combine)
     CbfAggState* st = agg_state_of(PG_GETARG_DATUM(0));
+    if (!AggStateIsShared(fcinfo)) {
+        // Only this aggregate's final function will ever see the state (no
+        // window frame or other aggregate reuses it): the result is the
+        // state's own memory, not a copy of 64 MiB of fresh pages.
+        apply_batch(st);
+        PG_RETURN_POINTER(st->flat);
+    }
     const Size size = agg_state_flat_size(&st->hdr);
     void* flat = palloc(size);
     sketch_pg::advise_huge(flat, size);

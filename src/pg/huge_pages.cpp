@@ -29,8 +29,9 @@ bool huge_span(void* p, size_t len, uintptr_t* from, uintptr_t* to) {
     return *to > *from && *to - *from >= 2 * kHuge;
 }
 
-}  // namespace
-
+// Memory for `bytes` bytes in cxt whose hot part (`hot_bytes` bytes from
+// `offset`) starts on a 2 MiB boundary, advised into huge pages before it is
+// touched. Returns the start of the bytes; *base receives what to pfree.
 uint8_t* alloc_huge(MemoryContext cxt, size_t bytes, size_t offset, size_t hot_bytes, void** base) {
     if (hot_bytes < 2 * kHuge) {
         auto* p = static_cast<uint8_t*>(MemoryContextAllocHuge(cxt, bytes));
@@ -43,6 +44,8 @@ uint8_t* alloc_huge(MemoryContext cxt, size_t bytes, size_t offset, size_t hot_b
     advise_huge(reinterpret_cast<void*>(hot_at), hot_bytes);
     return reinterpret_cast<uint8_t*>(hot_at) - offset;
 }
+
+}  // namespace
 
 void advise_huge(void* p, size_t len) {
 #ifdef MADV_HUGEPAGE

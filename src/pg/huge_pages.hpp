@@ -11,12 +11,6 @@
 
 namespace sketch_pg {
 
-// Memory for `bytes` bytes in cxt whose hot part (`hot_bytes` bytes, starting
-// `offset` bytes in) begins on a 2 MiB boundary and is advised into huge pages
-// before it is first touched, when it is 4 MiB or more. Returns the start of
-// the `bytes`; *base receives the pointer to pfree. May ereport.
-uint8_t* alloc_huge(MemoryContext cxt, size_t bytes, size_t offset, size_t hot_bytes, void** base);
-
 // Advises the 2 MiB-aligned part of [p, p + len) into huge pages: memory not
 // touched yet then faults in 2 MiB at a time. Nothing for less than 4 MiB.
 void advise_huge(void* p, size_t len);
@@ -25,9 +19,9 @@ void advise_huge(void* p, size_t len);
 // are collapsed into huge pages now (MADV_COLLAPSE, Linux 6.1+).
 void collapse_huge(void* p, size_t len);
 
-// A detoasted copy of the out-of-line value `raw` in cxt, laid out as
-// alloc_huge lays it out (`header_bytes` of varlena header and format header,
-// then the hot array). A pglz-compressed value is decompressed straight into
+// A detoasted copy of the out-of-line value `raw` in cxt whose array (after
+// `header_bytes` of varlena and format header) starts on a 2 MiB boundary and
+// is advised into huge pages before it is written, when it is 4 MiB or more. A pglz-compressed value is decompressed straight into
 // it, anything else detoasted and copied. *base receives what to pfree.
 struct varlena* detoast_huge(struct varlena* raw, MemoryContext cxt, size_t header_bytes, void** base);
 
