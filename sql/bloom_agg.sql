@@ -80,4 +80,19 @@ FROM generate_series(1, 5) i;
 SELECT count(*) FILTER (WHERE f @> i) AS found_in_running_filter
 FROM (SELECT i, bloom_agg(i, 300000, 0.001) OVER (ORDER BY i) AS f FROM generate_series(1, 300) i) t;
 
+-- n, fpr and layout that are not constants of the plan (a column of a
+-- subquery, parameters of a generic plan: checked on every row) give the
+-- filter the constants give.
+SET plan_cache_mode = force_generic_plan;
+PREPARE agg_params(bigint, float8, text) AS
+    SELECT bloom_agg(x, $1, $2, $3) AS f FROM bloom_rows WHERE x <= 30000;
+SELECT (SELECT bloom_agg(x, 50000, 0.01, 'block<uint64,5>') FROM bloom_rows WHERE x <= 30000) =
+       (SELECT bloom_agg(x, n, 0.01, 'block<uint64,5>') FROM bloom_rows, (SELECT 50000::bigint AS n OFFSET 0) c WHERE x <= 30000)
+       AS same_as_constants;
+CREATE TEMP TABLE agg_params_result AS EXECUTE agg_params(50000, 0.01, 'block<uint64,5>');
+SELECT f = (SELECT bloom_agg(x, 50000, 0.01, 'block<uint64,5>') FROM bloom_rows WHERE x <= 30000) AS generic_plan_same
+FROM agg_params_result;
+DEALLOCATE agg_params;
+RESET plan_cache_mode;
+
 DROP TABLE bloom_rows, bloom_serial, bloom_parallel, bloom_hashed, bloom_sorted, bloom_grouped_serial;
