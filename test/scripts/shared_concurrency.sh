@@ -8,15 +8,9 @@
 set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
 PGBENCH=/usr/lib/postgresql/15/bin/pgbench
-DB=sketchshare_shared_concurrency
-WORK=$(mktemp -d /tmp/sketchshare-conc.XXXXXX)
-chmod 755 "$WORK"
-trap 'rm -rf "$WORK"; psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true' EXIT
-
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-export PGDATABASE=$DB
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
-q "CREATE EXTENSION sketchshare"
+start_test sketchshare_shared_concurrency
+
 HAVE_BLOOM=$(q "SELECT count(*) FROM pg_proc WHERE proname = 'shared_bloom_create'")
 q "SELECT shared_cbf_create('seen', 1000000, 0.01)"
 q "CREATE SEQUENCE batches START 0 MINVALUE 0"

@@ -5,21 +5,9 @@
 # every id whose add returned before the kill is still contained.
 set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
-DB=sketchshare_shared_crash
-WORK=$(mktemp -d /tmp/sketchshare-crash.XXXXXX)
-chmod 777 "$WORK"
-PIDS=()
-cleanup() {
-    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-    rm -rf "$WORK"
-    psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
-
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-export PGDATABASE=$DB
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
-q "CREATE EXTENSION sketchshare" >/dev/null
+start_test sketchshare_shared_crash
+
 HAVE_BLOOM=$(q "SELECT count(*) FROM pg_proc WHERE proname = 'shared_bloom_create'")
 q "SELECT shared_cbf_create('crash', 4000000, 0.01)" >/dev/null
 BLOOM_ADD=""

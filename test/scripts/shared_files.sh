@@ -6,16 +6,8 @@
 # grant is refused.
 set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
-DB=sketchshare_shared_files
-WORK=$(mktemp -d /tmp/sketchshare-files.XXXXXX)
-chmod 777 "$WORK"
-trap 'rm -rf "$WORK"; psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "DROP ROLE IF EXISTS sketchshare_files_nobody" >/dev/null 2>&1 || true' EXIT
-
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-export PGDATABASE=$DB
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
-fail() { echo "FAILED: $*"; exit 1; }
-q "CREATE EXTENSION sketchshare" >/dev/null
+start_test sketchshare_shared_files "DROP ROLE IF EXISTS sketchshare_files_nobody"
 datadir=$(q "SHOW data_directory")
 dboid=$(q "SELECT oid FROM pg_database WHERE datname = current_database()")
 dir="$datadir/sketchshare/$dboid"

@@ -9,15 +9,9 @@ set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
 PGBENCH=$(dirname "$(command -v psql)")/pgbench
 [ -x "$PGBENCH" ] || PGBENCH=/usr/lib/postgresql/15/bin/pgbench
-DB=sketchshare_sres_concurrency
-WORK=$(mktemp -d /tmp/sketchshare-sres.XXXXXX)
-chmod 777 "$WORK"
-trap 'rm -rf "$WORK"; psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true' EXIT
-
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-export PGDATABASE=$DB
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
-q "CREATE EXTENSION sketchshare"
+start_test sketchshare_sres_concurrency
+
 K=1000
 q "SELECT shared_reservoir_create('conc', $K, 32)" >/dev/null
 q "SELECT shared_reservoir_create('conc_w', $K, 32, weighted => true)" >/dev/null

@@ -6,21 +6,9 @@
 # the md5 of its own number) and accept writes.
 set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
-DB=sketchshare_sres_crash
-WORK=$(mktemp -d /tmp/sketchshare-sres-crash.XXXXXX)
-chmod 777 "$WORK"
-PIDS=()
-cleanup() {
-    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-    rm -rf "$WORK"
-    psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
-
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-export PGDATABASE=$DB
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
-q "CREATE EXTENSION sketchshare" >/dev/null
+start_test sketchshare_sres_crash
+
 K=5000
 q "SELECT shared_reservoir_create('crash', $K, 256)" >/dev/null
 q "SELECT shared_reservoir_create('crash_w', $K, 256, weighted => true)" >/dev/null
