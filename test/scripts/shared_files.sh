@@ -60,12 +60,6 @@ as_owner cp "$WORK/good" "$WORK/target"
 rm "$file"; ln -s "$WORK/target" "$file"
 expect_error "symlink" "symbolic link"
 rm "$file"; restore
-check() {
-    local got
-    got=$(q "$2")
-    [ "$got" = t ] || fail "$1 ($2 -> $got)"
-    echo "ok: $1"
-}
 check "restored file works again" "SELECT shared_cbf_contains('victim', 'a') AND NOT shared_cbf_contains('victim', 'zz')"
 
 # Interrupted creates. Bytes of a capacity-1000 cbf file:
