@@ -15,6 +15,16 @@ check() {
     echo "ok: $1"
 }
 
+# check_error LABEL PATTERN SQL [TIMEOUT]: SQL must fail (within TIMEOUT) with
+# PATTERN (grep) in its message, else the test fails with what came back.
+check_error() {
+    local out
+    out=$(PGOPTIONS="-c statement_timeout=${4:-0}" psql -X -At -v ON_ERROR_STOP=1 -c "$3" 2>&1) &&
+        fail "$1: no error ($3 -> $out)"
+    echo "$out" | grep -q "$2" || fail "$1: expected '$2', got: $out"
+    echo "ok: $1: $(echo "$out" | head -1)"
+}
+
 # After a backend crash the postmaster restarts every backend: wait until the
 # server accepts connections again (up to 20 s).
 await_server() {
@@ -52,4 +62,63 @@ end_test() {
     rm -rf "$WORK"
     for sql in "DROP DATABASE IF EXISTS $DB" "${EXIT_SQL[@]}"; do args+=(-c "$sql"); done
     psql -X -q -d postgres "${args[@]}" >/dev/null 2>&1 || true
+}
+
+# The crash tests: loaders run in the background while a backend is killed.
+
+# start_loader N SQL: run SQL in the background as loader N; its notices (the
+# progress: 'done B' after batch B) go to WORK/loaderN.log.
+start_loader() {
+    psql -X -q -c "$2" >"$WORK/loader$1.out" 2>"$WORK/loader$1.log" &
+    PIDS+=($!)
+}
+
+# await_batch B SECONDS: wait up to SECONDS until loader 1 has finished batch
+# B, so the crash comes in the middle of the load (later checks catch a
+# loader that never got going).
+await_batch() {
+    for _ in $(seq 1 $(($2 * 10))); do
+        grep -q "done $1" "$WORK/loader1.log" 2>/dev/null && return 0
+        sleep 0.1
+    done
+}
+
+# sigkill_backend TEXT DELAY: the crash. SIGKILL the backend whose query
+# contains TEXT, DELAY seconds after finding it; then wait for the loaders to
+# end and for the postmaster, which restarts every backend, to be back.
+sigkill_backend() {
+    local victim
+    victim=$(q "SELECT pid FROM pg_stat_activity WHERE query LIKE '%$1%' AND pid <> pg_backend_pid() LIMIT 1")
+    [ -n "$victim" ] || { cat "$WORK"/loader*.log; fail "no backend is running $1"; }
+    sleep "$2"
+    echo "== SIGKILL backend $victim"
+    kill -9 "$victim"
+    wait "${PIDS[@]}" 2>/dev/null || true
+    PIDS=()
+    await_server
+}
+
+# last_batch: the last batch loader 1 saw finish (every add in batches 0..it
+# returned before the crash); fails the test when there is none.
+last_batch() {
+    local b
+    b=$(grep -o "done [0-9]*" "$WORK/loader1.log" | tail -1 | awk '{print $2}') || true
+    if [ -z "$b" ]; then  # (on stderr: the caller takes stdout)
+        cat "$WORK/loader1.log" >&2
+        echo "FAILED: loader 1 finished no batch" >&2
+        exit 1
+    fi
+    echo "$b"
+}
+
+# object_dir: this database's folder of shared object files on the server.
+object_dir() {
+    echo "$(q "SHOW data_directory")/sketchshare/$(q "SELECT oid FROM pg_database WHERE datname = current_database()")"
+}
+
+# put_u32 FILE OFFSET VALUE: write VALUE as 4 little-endian bytes at OFFSET,
+# to plant a process id in an object file's lock word as a holder would.
+put_u32() {
+    printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($3 & 255)) $((($3 >> 8) & 255)) $((($3 >> 16) & 255)) $((($3 >> 24) & 255)))" |
+        dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 }
