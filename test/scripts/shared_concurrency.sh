@@ -7,7 +7,6 @@
 # false positive before anyone added it.
 set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
-PGBENCH=/usr/lib/postgresql/15/bin/pgbench
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
 start_test sketchshare_shared_concurrency
 
@@ -30,9 +29,7 @@ FROM (SELECT nextval('batches') AS b) s, generate_series(s.b * 1000, s.b * 1000 
 GROUP BY b;
 SQL
 echo "== 8 clients, 1M distinct ids"
-start=$(date +%s%N)
-"$PGBENCH" -n -c 8 -j 8 -t 125 -f "$WORK/load.sql" >"$WORK/pgbench.log" 2>&1 || { cat "$WORK/pgbench.log"; exit 1; }
-echo "loaded in $(( ($(date +%s%N) - start) / 1000000 )) ms"
+run_pgbench -c 8 -j 8 -t 125 -f "$WORK/load.sql"
 
 check "1000 batches ran" "SELECT count(*) = 1000 AND count(DISTINCT batch) = 1000 FROM results"
 check "every id is contained" \
@@ -57,7 +54,7 @@ q "CREATE UNLOGGED TABLE dup_results (id int, fresh bool)"
 cat >"$WORK/dup.sql" <<'SQL'
 INSERT INTO dup_results SELECT g, shared_cbf_add('dup', g) FROM generate_series(1, 20000) g;
 SQL
-"$PGBENCH" -n -c 8 -j 8 -t 1 -f "$WORK/dup.sql" >"$WORK/dup.log" 2>&1 || { cat "$WORK/dup.log"; exit 1; }
+run_pgbench -c 8 -j 8 -t 1 -f "$WORK/dup.sql"
 check "160000 adds" "SELECT count(*) = 160000 FROM dup_results"
 check "no id reported new twice" \
     "SELECT count(*) = 0 FROM (SELECT id FROM dup_results WHERE fresh GROUP BY id HAVING count(*) > 1) x"

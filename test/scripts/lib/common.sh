@@ -25,6 +25,18 @@ check_error() {
     echo "ok: $1: $(echo "$out" | head -1)"
 }
 
+# run_pgbench ARGS...: pgbench (from psql's installation, else the system's)
+# with ARGS; says how long it took, and shows its output and fails the test
+# when it fails.
+run_pgbench() {
+    local bin start
+    bin=$(dirname "$(command -v psql)")/pgbench
+    [ -x "$bin" ] || bin=/usr/lib/postgresql/15/bin/pgbench
+    start=$(date +%s%N)
+    "$bin" -n "$@" >"$WORK/pgbench.log" 2>&1 || { cat "$WORK/pgbench.log"; fail "pgbench $*"; }
+    echo "pgbench ran in $(( ($(date +%s%N) - start) / 1000000 )) ms"
+}
+
 # After a backend crash the postmaster restarts every backend: wait until the
 # server accepts connections again (up to 20 s).
 await_server() {
