@@ -14,20 +14,11 @@ K=1000
 q "SELECT shared_reservoir_create('conc', $K, 32)" >/dev/null
 q "SELECT shared_reservoir_create('conc_w', $K, 32, weighted => true)" >/dev/null
 q "SELECT shared_reservoir_seed('conc', 6), shared_reservoir_seed('conc_w', 6)" >/dev/null
-q "CREATE SEQUENCE batches START 0 MINVALUE 0"
 q "CREATE TABLE results (batch bigint, stored bigint, stored_w bigint)"
 
-cat >"$WORK/load.sql" <<'SQL'
-INSERT INTO results
-SELECT b, count(*) FILTER (WHERE shared_reservoir_add('conc', 'item-' || g)),
-       count(*) FILTER (WHERE shared_reservoir_add('conc_w', 'item-' || g, 1 + g % 7))
-FROM (SELECT nextval('batches') AS b) s, generate_series(s.b * 100, s.b * 100 + 99) g
-GROUP BY b;
-SQL
 echo "== 4 clients x 10000 adds into each reservoir"
-run_pgbench -c 4 -j 4 -t 100 -f "$WORK/load.sql"
-
-check "400 batches ran" "SELECT count(*) = 400 AND count(DISTINCT batch) = 400 FROM results"
+load_batches 4 400 100 "count(*) FILTER (WHERE shared_reservoir_add('conc', 'item-' || g)),
+                        count(*) FILTER (WHERE shared_reservoir_add('conc_w', 'item-' || g, 1 + g % 7))"
 for r in conc conc_w; do
     check "$r: seen = 40000" "SELECT shared_reservoir_seen('$r') = 40000"
     check "$r: count = k" "SELECT shared_reservoir_count('$r') = $K"

@@ -37,6 +37,25 @@ run_pgbench() {
     echo "pgbench ran in $(( ($(date +%s%N) - start) / 1000000 )) ms"
 }
 
+# load_batches CLIENTS BATCHES SIZE COLUMNS: CLIENTS pgbench clients share
+# BATCHES transactions; each takes the next batch number b from a sequence and
+# adds a row (b, COLUMNS) to the table results, COLUMNS being aggregates over
+# the batch's items g = b * SIZE .. b * SIZE + SIZE - 1. Every batch must run
+# exactly once.
+load_batches() {
+    local clients=$1 batches=$2 size=$3
+    [ $((batches % clients)) -eq 0 ] || fail "load_batches: $batches batches do not split over $clients clients"
+    q "CREATE SEQUENCE batches START 0 MINVALUE 0" >/dev/null
+    cat >"$WORK/load.sql" <<SQL
+INSERT INTO results
+SELECT b, $4
+FROM (SELECT nextval('batches') AS b) s, generate_series(s.b * $size, s.b * $size + $size - 1) g
+GROUP BY b;
+SQL
+    run_pgbench -c "$clients" -j "$clients" -t $((batches / clients)) -f "$WORK/load.sql"
+    check "$batches batches ran" "SELECT count(*) = $batches AND count(DISTINCT batch) = $batches FROM results"
+}
+
 # After a backend crash the postmaster restarts every backend: wait until the
 # server accepts connections again (up to 20 s).
 await_server() {
