@@ -7,19 +7,11 @@
 # false positive before anyone added it.
 set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
-PGBENCH=/usr/lib/postgresql/15/bin/pgbench
-DB=sketchshare_shared_concurrency
-WORK=$(mktemp -d /tmp/sketchshare-conc.XXXXXX)
-chmod 755 "$WORK"
-trap 'rm -rf "$WORK"; psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true' EXIT
-
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-export PGDATABASE=$DB
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
-q "CREATE EXTENSION sketchshare"
+start_test sketchshare_shared_concurrency
+
 HAVE_BLOOM=$(q "SELECT count(*) FROM pg_proc WHERE proname = 'shared_bloom_create'")
 q "SELECT shared_cbf_create('seen', 1000000, 0.01)"
-q "CREATE SEQUENCE batches START 0 MINVALUE 0"
 q "CREATE TABLE results (batch bigint, new_cbf bigint, new_bloom bigint)"
 if [ "$HAVE_BLOOM" -gt 0 ]; then
     q "SELECT shared_bloom_create('seen_bloom', 1000000, 0.01)"
@@ -28,19 +20,9 @@ else
     BLOOM_ADD="0"
 fi
 
-# 1000 batches of 1000 distinct ids, handed out by a sequence: 125 per client.
-cat >"$WORK/load.sql" <<SQL
-INSERT INTO results
-SELECT b, count(*) FILTER (WHERE shared_cbf_add('seen', g)), $BLOOM_ADD
-FROM (SELECT nextval('batches') AS b) s, generate_series(s.b * 1000, s.b * 1000 + 999) g
-GROUP BY b;
-SQL
+# 1000 batches of 1000 distinct ids: 125 per client.
 echo "== 8 clients, 1M distinct ids"
-start=$(date +%s%N)
-"$PGBENCH" -n -c 8 -j 8 -t 125 -f "$WORK/load.sql" >"$WORK/pgbench.log" 2>&1 || { cat "$WORK/pgbench.log"; exit 1; }
-echo "loaded in $(( ($(date +%s%N) - start) / 1000000 )) ms"
-
-check "1000 batches ran" "SELECT count(*) = 1000 AND count(DISTINCT batch) = 1000 FROM results"
+load_batches 8 1000 1000 "count(*) FILTER (WHERE shared_cbf_add('seen', g)), $BLOOM_ADD"
 check "every id is contained" \
     "SELECT count(*) = 0 FROM generate_series(0, 999999) g WHERE NOT shared_cbf_contains('seen', g)"
 check "ops is exact" "SELECT (shared_cbf_stats('seen')->>'ops')::bigint = 1000000"
@@ -63,7 +45,7 @@ q "CREATE UNLOGGED TABLE dup_results (id int, fresh bool)"
 cat >"$WORK/dup.sql" <<'SQL'
 INSERT INTO dup_results SELECT g, shared_cbf_add('dup', g) FROM generate_series(1, 20000) g;
 SQL
-"$PGBENCH" -n -c 8 -j 8 -t 1 -f "$WORK/dup.sql" >"$WORK/dup.log" 2>&1 || { cat "$WORK/dup.log"; exit 1; }
+run_pgbench -c 8 -j 8 -t 1 -f "$WORK/dup.sql"
 check "160000 adds" "SELECT count(*) = 160000 FROM dup_results"
 check "no id reported new twice" \
     "SELECT count(*) = 0 FROM (SELECT id FROM dup_results WHERE fresh GROUP BY id HAVING count(*) > 1) x"

@@ -5,21 +5,9 @@
 # every id whose add returned before the kill is still contained.
 set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
-DB=sketchshare_shared_crash
-WORK=$(mktemp -d /tmp/sketchshare-crash.XXXXXX)
-chmod 777 "$WORK"
-PIDS=()
-cleanup() {
-    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-    rm -rf "$WORK"
-    psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
-
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-export PGDATABASE=$DB
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
-q "CREATE EXTENSION sketchshare" >/dev/null
+start_test sketchshare_shared_crash
+
 HAVE_BLOOM=$(q "SELECT count(*) FROM pg_proc WHERE proname = 'shared_bloom_create'")
 q "SELECT shared_cbf_create('crash', 4000000, 0.01)" >/dev/null
 BLOOM_ADD=""
@@ -30,35 +18,20 @@ fi
 
 # Loader 1: batches of 100 single adds; a NOTICE reaches the client after
 # each batch returned (notices are sent as they are raised).
-psql -X -q -c "DO \$\$ BEGIN FOR b IN 0..39999 LOOP
+start_loader 1 "DO \$\$ BEGIN FOR b IN 0..39999 LOOP
     PERFORM shared_cbf_add('crash', g) FROM generate_series(b * 100, b * 100 + 99) g;
     $BLOOM_ADD
     RAISE NOTICE 'done %', b;
-END LOOP; END \$\$" >"$WORK/loader1.out" 2>"$WORK/loader1.log" &
-PIDS+=($!)
+END LOOP; END \$\$"
 # Loader 2: big add_many batches, so it holds the shared lock most of the time.
-psql -X -q -c "DO \$\$ BEGIN FOR b IN 1..100000 LOOP
+start_loader 2 "DO \$\$ BEGIN FOR b IN 1..100000 LOOP
     PERFORM shared_cbf_add_many('crash', array_agg(g)) FROM generate_series(5000000 + (b % 50) * 200000, 5000000 + (b % 50) * 200000 + 199999) g;
-END LOOP; END \$\$" >"$WORK/loader2.out" 2>"$WORK/loader2.log" &
-PIDS+=($!)
+END LOOP; END \$\$"
 
 # Let both run, then SIGKILL the add_many backend.
-for _ in $(seq 1 100); do
-    grep -q "done 200" "$WORK/loader1.log" 2>/dev/null && break
-    sleep 0.1
-done
-victim=$(q "SELECT pid FROM pg_stat_activity WHERE query LIKE '%shared_cbf_add_many%' AND pid <> pg_backend_pid() LIMIT 1")
-[ -n "$victim" ] || { echo "FAILED: the add_many loader is not running"; cat "$WORK"/loader*.log; exit 1; }
-sleep 0.3
-echo "== SIGKILL backend $victim"
-kill -9 "$victim"
-wait "${PIDS[@]}" 2>/dev/null || true
-PIDS=()
-
-# The postmaster restarts every backend; wait until it accepts connections.
-await_server
-last=$(grep -o "done [0-9]*" "$WORK/loader1.log" | tail -1 | awk '{print $2}')
-[ -n "$last" ] || { echo "FAILED: loader 1 finished no batch"; cat "$WORK/loader1.log"; exit 1; }
+await_batch 200 10
+sigkill_backend shared_cbf_add_many 0.3
+last=$(last_batch)
 echo "loader 1 completed batches 0..$last before the crash"
 
 check "the object attaches and validates" "SELECT status = 'ok' FROM shared_objects WHERE name = 'crash'"
@@ -79,33 +52,22 @@ fi
 
 # A lock held by a process that died is reclaimed: plant a dead writer's pid
 # in the file's writer word, as a crash inside a remove would leave it.
-datadir=$(q "SHOW data_directory")
-dboid=$(q "SELECT oid FROM pg_database WHERE datname = current_database()")
-file="$datadir/sketchshare/$dboid/crash"
-dead=$(bash -c 'echo $$')  # a process that has exited
+file="$(object_dir)/crash"
+[ -f "$file" ] || fail "no file at $file"
 lock_offset=384  # offsetof(FileHeader, lock.writer), asserted in src/core/shared_file.hpp
-if [ -f "$file" ]; then
-    printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((dead & 255)) $(((dead >> 8) & 255)) $(((dead >> 16) & 255)) $(((dead >> 24) & 255)))" |
-        dd of="$file" bs=1 seek="$lock_offset" conv=notrunc status=none
-    check "a dead writer's lock is reclaimed within a second" \
-        "SELECT shared_cbf_remove('crash', 1)" 1s
-else
-    echo "FAILED: no file at $file"; exit 1
-fi
+dead=$(bash -c 'echo $$')  # a process that has exited
+put_u32 "$file" "$lock_offset" "$dead"
+check "a dead writer's lock is reclaimed within a second" \
+    "SELECT shared_cbf_remove('crash', 1)" 1s
 
 # A waiting backend stays cancellable: a live process (here a sleep) holds
 # the writer word; statement_timeout and pg_cancel_backend end the wait.
-put_writer() {
-    printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 & 255)) $((($1 >> 8) & 255)) $((($1 >> 16) & 255)) $((($1 >> 24) & 255)))" |
-        dd of="$file" bs=1 seek="$lock_offset" conv=notrunc status=none
-}
 sleep 60 &
 holder=$!
 PIDS+=($holder)
-put_writer "$holder"
-out=$(PGOPTIONS="-c statement_timeout=300ms" psql -X -At -c "SELECT shared_cbf_add('crash', 'blocked')" 2>&1 || true)
-echo "$out" | grep -q "statement timeout" || { echo "FAILED: statement_timeout while waiting: $out"; exit 1; }
-echo "ok: statement_timeout ends a wait for the lock"
+put_u32 "$file" "$lock_offset" "$holder"
+check_error "statement_timeout ends a wait for the lock" "statement timeout" \
+    "SELECT shared_cbf_add('crash', 'blocked')" 300ms
 psql -X -At -c "SELECT shared_cbf_add('crash', 'blocked')" >"$WORK/waiter.out" 2>&1 &
 waiter=$!
 for _ in $(seq 1 50); do
@@ -116,7 +78,7 @@ done
 sleep 0.2
 q "SELECT pg_cancel_backend($wpid)" >/dev/null
 wait $waiter || true
-grep -q "canceling statement due to user request" "$WORK/waiter.out" || { echo "FAILED: pg_cancel_backend: $(cat "$WORK/waiter.out")"; exit 1; }
+grep -q "canceling statement due to user request" "$WORK/waiter.out" || fail "pg_cancel_backend: $(cat "$WORK/waiter.out")"
 echo "ok: pg_cancel_backend ends a wait for the lock"
 check "lookups take no lock: contains answers while a writer holds it" "SELECT shared_cbf_contains('crash', 5)" 1s
 kill "$holder"; wait "$holder" 2>/dev/null || true

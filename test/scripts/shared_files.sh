@@ -6,20 +6,11 @@
 # grant is refused.
 set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
-DB=sketchshare_shared_files
-WORK=$(mktemp -d /tmp/sketchshare-files.XXXXXX)
-chmod 777 "$WORK"
-trap 'rm -rf "$WORK"; psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "DROP ROLE IF EXISTS sketchshare_files_nobody" >/dev/null 2>&1 || true' EXIT
-
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-export PGDATABASE=$DB
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
-fail() { echo "FAILED: $*"; exit 1; }
-q "CREATE EXTENSION sketchshare" >/dev/null
-datadir=$(q "SHOW data_directory")
-dboid=$(q "SELECT oid FROM pg_database WHERE datname = current_database()")
-dir="$datadir/sketchshare/$dboid"
-owner=$(stat -c %U "$datadir")
+start_test sketchshare_shared_files "DROP ROLE IF EXISTS sketchshare_files_nobody"
+dir=$(object_dir)
+dboid=$(basename "$dir")
+owner=$(stat -c %U "$(q "SHOW data_directory")")
 as_owner() { if [ "$(id -u)" -eq 0 ]; then runuser -u "$owner" -- "$@"; else "$@"; fi; }
 
 q "SELECT shared_cbf_create('victim', 1000)" >/dev/null
@@ -68,12 +59,6 @@ as_owner cp "$WORK/good" "$WORK/target"
 rm "$file"; ln -s "$WORK/target" "$file"
 expect_error "symlink" "symbolic link"
 rm "$file"; restore
-check() {
-    local got
-    got=$(q "$2")
-    [ "$got" = t ] || fail "$1 ($2 -> $got)"
-    echo "ok: $1"
-}
 check "restored file works again" "SELECT shared_cbf_contains('victim', 'a') AND NOT shared_cbf_contains('victim', 'zz')"
 
 # Interrupted creates. Bytes of a capacity-1000 cbf file:
@@ -85,10 +70,9 @@ check "a full-size all-zero file is re-initialised" \
 as_owner cp "$WORK/zero" "$dir/partial"
 printf '\x01\0\0\0\x02' | dd of="$dir/partial" bs=1 seek=8 conv=notrunc status=none
 before=$(sha256sum <"$dir/partial")
-out=$(psql -X -At -c "SELECT shared_cbf_create('partial', 1000)" 2>&1 || true)
-echo "$out" | grep -q "left by an interrupted create; remove it and retry" || fail "partial header: $out"
+check_error "a partly written header" "left by an interrupted create; remove it and retry" \
+    "SELECT shared_cbf_create('partial', 1000)"
 [ "$(sha256sum <"$dir/partial")" = "$before" ] || fail "partial header: file modified"
-echo "ok: a partly written header: $(echo "$out" | head -1)"
 check "...and no catalog row" "SELECT count(*) = 0 FROM shared_objects WHERE name = 'partial'"
 rm "$dir/partial"
 check "once removed, the name can be created" "SELECT shared_cbf_create('partial', 1000) IS NOT NULL"
@@ -99,45 +83,34 @@ check "an orphan file is replaced" "SELECT shared_cbf_create('orphan', 10) IS NO
 check "...with the new geometry" "SELECT capacity = 10 FROM shared_objects WHERE name = 'orphan'"
 # a foreign file at the path is never replaced
 echo "not an object" | as_owner tee "$dir/foreign" >/dev/null
-out=$(psql -X -At -c "SELECT shared_cbf_create('foreign', 10)" 2>&1 || true)
-echo "$out" | grep -q "not a sketchshare object file" || fail "foreign file: $out"
+check_error "a foreign file is left alone" "not a sketchshare object file" "SELECT shared_cbf_create('foreign', 10)"
 [ "$(cat "$dir/foreign")" = "not an object" ] || fail "foreign file modified"
-echo "ok: a foreign file is left alone: $(echo "$out" | head -1)"
 # a missing file
 as_owner mv "$dir/orphan" "$WORK/orphan-moved"
-out=$(psql -X -At -c "SELECT shared_cbf_count('orphan')" 2>&1 || true)
-echo "$out" | grep -q "is missing" || fail "missing file: $out"
-echo "ok: a missing file: $(echo "$out" | head -1)"
+check_error "a missing file" "is missing" "SELECT shared_cbf_count('orphan')"
 check "an object whose file is missing can still be dropped" "SELECT shared_drop('orphan')"
 
 # Export and attach (frozen, read-only copies).
-out=$(psql -X -At -c "SELECT shared_export('victim', '$WORK/export.cbf')" 2>&1 || true)
-echo "$out" | grep -q "is not frozen" || fail "export of an unfrozen object: $out"
+check_error "export of an unfrozen object" "is not frozen" "SELECT shared_export('victim', '$WORK/export.cbf')"
 q "SELECT shared_freeze('victim')" >/dev/null
 q "SELECT shared_export('victim', '$WORK/export.cbf')" >/dev/null
 [ "$(stat -c %a "$WORK/export.cbf")" = 600 ] || fail "export mode"
-out=$(psql -X -At -c "SELECT shared_export('victim', '$WORK/export.cbf')" 2>&1 || true)
-echo "$out" | grep -q "already exists" || fail "export over an existing file: $out"
+check_error "export over an existing file" "already exists" "SELECT shared_export('victim', '$WORK/export.cbf')"
 check "export then attach" "SELECT shared_attach('copied', '$WORK/export.cbf') IS NOT NULL"
 check "the copy answers like the original" \
     "SELECT shared_cbf_contains('copied', 'b') AND NOT shared_cbf_contains('copied', 'zz') AND shared_cbf_count('copied') = shared_cbf_count('victim')"
 check "the copy is read-only and frozen" \
     "SELECT readonly AND frozen FROM shared_objects WHERE name = 'copied'"
-out=$(psql -X -At -c "SELECT shared_cbf_add('copied', 'x')" 2>&1 || true)
-echo "$out" | grep -q "is frozen" || fail "add to an attached copy: $out"
-echo "ok: an attached copy refuses changes"
+check_error "an attached copy refuses changes" "is frozen" "SELECT shared_cbf_add('copied', 'x')"
 check "snapshots of both are equal" "SELECT shared_cbf_snapshot('copied') = shared_cbf_snapshot('victim')"
 # attach refuses an unfrozen file, a symlink and garbage
 q "SELECT shared_cbf_create('live', 100)" >/dev/null
 cp "$dir/live" "$WORK/live.cbf"; chmod 644 "$WORK/live.cbf"
-out=$(psql -X -At -c "SELECT shared_attach('live2', '$WORK/live.cbf')" 2>&1 || true)
-echo "$out" | grep -q "not frozen" || fail "attach of an unfrozen file: $out"
+check_error "attach of an unfrozen file" "not frozen" "SELECT shared_attach('live2', '$WORK/live.cbf')"
 ln -s "$WORK/export.cbf" "$WORK/link.cbf"
-out=$(psql -X -At -c "SELECT shared_attach('viaslink', '$WORK/link.cbf')" 2>&1 || true)
-echo "$out" | grep -q "symbolic link" || fail "attach through a symlink: $out"
+check_error "attach through a symlink" "symbolic link" "SELECT shared_attach('viaslink', '$WORK/link.cbf')"
 echo "garbage" >"$WORK/garbage.cbf"; chmod 644 "$WORK/garbage.cbf"
-out=$(psql -X -At -c "SELECT shared_attach('garbage', '$WORK/garbage.cbf')" 2>&1 || true)
-echo "$out" | grep -q "truncated" || fail "attach of garbage: $out"
+check_error "attach of garbage" "truncated" "SELECT shared_attach('garbage', '$WORK/garbage.cbf')"
 check "failed attaches leave no object" "SELECT count(*) = 0 FROM shared_objects WHERE name IN ('live2', 'viaslink', 'garbage')"
 [ ! -e "$dir/live2" ] && [ ! -e "$dir/viaslink" ] && [ ! -e "$dir/garbage" ] || fail "failed attaches left files"
 echo "ok: ...and no files"

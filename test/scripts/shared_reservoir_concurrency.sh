@@ -7,37 +7,18 @@
 # sample's mean item number is within 5 standard deviations of the middle.
 set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
-PGBENCH=$(dirname "$(command -v psql)")/pgbench
-[ -x "$PGBENCH" ] || PGBENCH=/usr/lib/postgresql/15/bin/pgbench
-DB=sketchshare_sres_concurrency
-WORK=$(mktemp -d /tmp/sketchshare-sres.XXXXXX)
-chmod 777 "$WORK"
-trap 'rm -rf "$WORK"; psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true' EXIT
-
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-export PGDATABASE=$DB
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
-q "CREATE EXTENSION sketchshare"
+start_test sketchshare_sres_concurrency
+
 K=1000
 q "SELECT shared_reservoir_create('conc', $K, 32)" >/dev/null
 q "SELECT shared_reservoir_create('conc_w', $K, 32, weighted => true)" >/dev/null
 q "SELECT shared_reservoir_seed('conc', 6), shared_reservoir_seed('conc_w', 6)" >/dev/null
-q "CREATE SEQUENCE batches START 0 MINVALUE 0"
 q "CREATE TABLE results (batch bigint, stored bigint, stored_w bigint)"
 
-cat >"$WORK/load.sql" <<'SQL'
-INSERT INTO results
-SELECT b, count(*) FILTER (WHERE shared_reservoir_add('conc', 'item-' || g)),
-       count(*) FILTER (WHERE shared_reservoir_add('conc_w', 'item-' || g, 1 + g % 7))
-FROM (SELECT nextval('batches') AS b) s, generate_series(s.b * 100, s.b * 100 + 99) g
-GROUP BY b;
-SQL
 echo "== 4 clients x 10000 adds into each reservoir"
-start=$(date +%s%N)
-"$PGBENCH" -n -c 4 -j 4 -t 100 -f "$WORK/load.sql" >"$WORK/pgbench.log" 2>&1 || { cat "$WORK/pgbench.log"; exit 1; }
-echo "loaded in $(( ($(date +%s%N) - start) / 1000000 )) ms (2 shared cores, other helpers' load)"
-
-check "400 batches ran" "SELECT count(*) = 400 AND count(DISTINCT batch) = 400 FROM results"
+load_batches 4 400 100 "count(*) FILTER (WHERE shared_reservoir_add('conc', 'item-' || g)),
+                        count(*) FILTER (WHERE shared_reservoir_add('conc_w', 'item-' || g, 1 + g % 7))"
 for r in conc conc_w; do
     check "$r: seen = 40000" "SELECT shared_reservoir_seen('$r') = 40000"
     check "$r: count = k" "SELECT shared_reservoir_count('$r') = $K"
@@ -75,7 +56,5 @@ check "the attached copy is a read-only reservoir with the same sample" \
         AND shared_reservoir_seen('conc_copy') = 40000
         AND (shared_reservoir_stats('conc_copy')->>'readonly')::bool
         AND (SELECT kind = 'reservoir' AND readonly FROM shared_objects WHERE name = 'conc_copy')"
-out=$(psql -X -At -c "SELECT shared_reservoir_add('conc_copy', 'x')" 2>&1 || true)
-echo "$out" | grep -q 'is frozen' || { echo "FAILED: an add to the attached copy: $out"; exit 1; }
-echo "ok: the attached copy refuses adds"
+check_error "the attached copy refuses adds" 'is frozen' "SELECT shared_reservoir_add('conc_copy', 'x')"
 echo "all shared reservoir concurrency checks passed"

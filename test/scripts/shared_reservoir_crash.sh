@@ -6,21 +6,9 @@
 # the md5 of its own number) and accept writes.
 set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
-DB=sketchshare_sres_crash
-WORK=$(mktemp -d /tmp/sketchshare-sres-crash.XXXXXX)
-chmod 777 "$WORK"
-PIDS=()
-cleanup() {
-    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-    rm -rf "$WORK"
-    psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
-
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-export PGDATABASE=$DB
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
-q "CREATE EXTENSION sketchshare" >/dev/null
+start_test sketchshare_sres_crash
+
 K=5000
 q "SELECT shared_reservoir_create('crash', $K, 256)" >/dev/null
 q "SELECT shared_reservoir_create('crash_w', $K, 256, weighted => true)" >/dev/null
@@ -28,36 +16,23 @@ q "SELECT shared_reservoir_create('crash_w', $K, 256, weighted => true)" >/dev/n
 ITEM="lpad(g::text, 8, '0') || ':' || md5(g::text) || ':' || repeat('p', 200)"
 
 # Loader 1: single adds, a NOTICE after each batch of 100.
-psql -X -q -c "DO \$\$ BEGIN FOR b IN 0..99999 LOOP
+start_loader 1 "DO \$\$ BEGIN FOR b IN 0..99999 LOOP
     PERFORM shared_reservoir_add('crash', $ITEM) FROM generate_series(b * 100, b * 100 + 99) g;
     PERFORM shared_reservoir_add('crash_w', $ITEM, 1 + g % 10) FROM generate_series(b * 100, b * 100 + 99) g;
     RAISE NOTICE 'done %', b;
-END LOOP; END \$\$" >"$WORK/loader1.out" 2>"$WORK/loader1.log" &
-PIDS+=($!)
+END LOOP; END \$\$"
 # Loader 2: batches of 20000 under one lock each, into both reservoirs.
-psql -X -q -c "DO \$\$ BEGIN FOR b IN 1..100000 LOOP
+start_loader 2 "DO \$\$ BEGIN FOR b IN 1..100000 LOOP
     PERFORM shared_reservoir_add_many('crash', array_agg($ITEM)),
             shared_reservoir_add_many('crash_w', array_agg($ITEM), array_agg(1.0 + g % 10))
     FROM generate_series(50000000 + (b % 50) * 20000, 50000000 + (b % 50) * 20000 + 19999) g;
-END LOOP; END \$\$" >"$WORK/loader2.out" 2>"$WORK/loader2.log" &
-PIDS+=($!)
+END LOOP; END \$\$"
 
-for _ in $(seq 1 150); do
-    grep -q "done 30" "$WORK/loader1.log" 2>/dev/null && break
-    sleep 0.1
-done
-victim=$(q "SELECT pid FROM pg_stat_activity WHERE query LIKE '%shared_reservoir_add_many%' AND pid <> pg_backend_pid() LIMIT 1")
-[ -n "$victim" ] || { echo "FAILED: the add_many loader is not running"; cat "$WORK"/loader*.log; exit 1; }
-before=$(q "SELECT shared_reservoir_seen('crash')")
-sleep 0.5
-echo "== SIGKILL backend $victim (seen was $before)"
-kill -9 "$victim"
-wait "${PIDS[@]}" 2>/dev/null || true
-PIDS=()
-
-await_server
-last=$(grep -o "done [0-9]*" "$WORK/loader1.log" | tail -1 | awk '{print $2}')
-[ -n "$last" ] || { echo "FAILED: loader 1 finished no batch"; cat "$WORK/loader1.log"; exit 1; }
+# Let both run, then SIGKILL the add_many backend (it dies inside an add).
+await_batch 30 15
+echo "seen before the crash: $(q "SELECT shared_reservoir_seen('crash')")"
+sigkill_backend shared_reservoir_add_many 0.5
+last=$(last_batch)
 echo "loader 1 completed batches 0..$last before the crash"
 
 for r in crash crash_w; do
@@ -89,21 +64,14 @@ check "clear works after the crash" \
 # The mutex word lives at payload offset 64 (file offset 12288 + 64, asserted
 # in src/core/shared_reservoir.hpp). A live process (a sleep) holding it:
 # statement_timeout ends the wait; once it is gone its claim is taken over.
-datadir=$(q "SHOW data_directory")
-dboid=$(q "SELECT oid FROM pg_database WHERE datname = current_database()")
-file="$datadir/sketchshare/$dboid/crash"
-[ -f "$file" ] || { echo "FAILED: no file at $file"; exit 1; }
-put_mutex() {
-    printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($1 & 255)) $((($1 >> 8) & 255)) $((($1 >> 16) & 255)) $((($1 >> 24) & 255)))" |
-        dd of="$file" bs=1 seek=$((12288 + 64)) conv=notrunc status=none
-}
+file="$(object_dir)/crash"
+[ -f "$file" ] || fail "no file at $file"
 sleep 60 &
 holder=$!
 PIDS+=($holder)
-put_mutex "$holder"
-out=$(PGOPTIONS="-c statement_timeout=300ms" psql -X -At -c "SELECT shared_reservoir_add('crash', 'blocked')" 2>&1 || true)
-echo "$out" | grep -q "statement timeout" || { echo "FAILED: statement_timeout while waiting for the mutex: $out"; exit 1; }
-echo "ok: statement_timeout ends a wait for the reservoir's mutex"
+put_u32 "$file" $((12288 + 64)) "$holder"
+check_error "statement_timeout ends a wait for the reservoir's mutex" "statement timeout" \
+    "SELECT shared_reservoir_add('crash', 'blocked')" 300ms
 kill "$holder"; wait "$holder" 2>/dev/null || true
 check "a dead holder's mutex is taken over within a second" \
     "SELECT shared_reservoir_add('crash', 'unblocked') IS NOT NULL AND shared_reservoir_count('crash') > 0" 1s

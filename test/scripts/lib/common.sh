@@ -1,15 +1,59 @@
 # Helpers sourced by the script tests in test/scripts (this folder is not run
 # as a test itself: scripts/test.sh runs test/scripts/*.sh only).
 
+# fail MESSAGE: end the test; test.sh shows the log's tail, so say what failed.
+fail() { echo "FAILED: $*"; exit 1; }
+
 q() { psql -X -At -v ON_ERROR_STOP=1 -c "$1"; }
 
 # check LABEL SQL [TIMEOUT]: SQL must return t (within TIMEOUT, e.g. 1s), else
 # the test fails with the label and what came back.
 check() {
     local got
-    got=$(PGOPTIONS="-c statement_timeout=${3:-0}" q "$2")
-    if [ "$got" != t ]; then echo "FAILED: $1 ($2 -> $got)"; exit 1; fi
+    got=$(PGOPTIONS="-c statement_timeout=${3:-0}" q "$2") || fail "$1 ($2 -> the error above)"
+    [ "$got" = t ] || fail "$1 ($2 -> $got)"
     echo "ok: $1"
+}
+
+# check_error LABEL PATTERN SQL [TIMEOUT]: SQL must fail (within TIMEOUT) with
+# PATTERN (grep) in its message, else the test fails with what came back.
+check_error() {
+    local out
+    out=$(PGOPTIONS="-c statement_timeout=${4:-0}" psql -X -At -v ON_ERROR_STOP=1 -c "$3" 2>&1) &&
+        fail "$1: no error ($3 -> $out)"
+    echo "$out" | grep -q "$2" || fail "$1: expected '$2', got: $out"
+    echo "ok: $1: $(echo "$out" | head -1)"
+}
+
+# run_pgbench ARGS...: pgbench (from psql's installation, else the system's)
+# with ARGS; says how long it took, and shows its output and fails the test
+# when it fails.
+run_pgbench() {
+    local bin start
+    bin=$(dirname "$(command -v psql)")/pgbench
+    [ -x "$bin" ] || bin=/usr/lib/postgresql/15/bin/pgbench
+    start=$(date +%s%N)
+    "$bin" -n "$@" >"$WORK/pgbench.log" 2>&1 || { cat "$WORK/pgbench.log"; fail "pgbench $*"; }
+    echo "pgbench ran in $(( ($(date +%s%N) - start) / 1000000 )) ms"
+}
+
+# load_batches CLIENTS BATCHES SIZE COLUMNS: CLIENTS pgbench clients share
+# BATCHES transactions; each takes the next batch number b from a sequence and
+# adds a row (b, COLUMNS) to the table results, COLUMNS being aggregates over
+# the batch's items g = b * SIZE .. b * SIZE + SIZE - 1. Every batch must run
+# exactly once.
+load_batches() {
+    local clients=$1 batches=$2 size=$3
+    [ $((batches % clients)) -eq 0 ] || fail "load_batches: $batches batches do not split over $clients clients"
+    q "CREATE SEQUENCE batches START 0 MINVALUE 0" >/dev/null
+    cat >"$WORK/load.sql" <<SQL
+INSERT INTO results
+SELECT b, $4
+FROM (SELECT nextval('batches') AS b) s, generate_series(s.b * $size, s.b * $size + $size - 1) g
+GROUP BY b;
+SQL
+    run_pgbench -c "$clients" -j "$clients" -t $((batches / clients)) -f "$WORK/load.sql"
+    check "$batches batches ran" "SELECT count(*) = $batches AND count(DISTINCT batch) = $batches FROM results"
 }
 
 # After a backend crash the postmaster restarts every backend: wait until the
@@ -19,6 +63,93 @@ await_server() {
         psql -X -At -c "SELECT 1" >/dev/null 2>&1 && return 0
         sleep 0.2
     done
-    echo "FAILED: the server did not come back"
-    exit 1
+    fail "the server did not come back"
+}
+
+# Background processes a test starts; end_test kills those still running.
+PIDS=()
+
+# start_test NAME [EXIT_SQL...]: each script test works in a database of its
+# own, NAME (made afresh with the extension, exported as PGDATABASE and DB),
+# and a folder of its own, WORK (open to the server's OS user, which writes
+# exports there). Whichever way the script ends, end_test cleans up.
+start_test() {
+    DB=$1
+    shift
+    EXIT_SQL=("$@")
+    WORK=$(mktemp -d "/tmp/$DB.XXXXXX")
+    chmod 777 "$WORK"
+    trap end_test EXIT
+    psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+    export PGDATABASE=$DB
+    q "CREATE EXTENSION sketchshare" >/dev/null
+}
+
+# On exit: kill PIDS, remove WORK, drop DB and run each EXIT_SQL (e.g. DROP
+# ROLE) in the postgres database, so no run leaves anything behind.
+end_test() {
+    local p sql args=()
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    rm -rf "$WORK"
+    for sql in "DROP DATABASE IF EXISTS $DB" "${EXIT_SQL[@]}"; do args+=(-c "$sql"); done
+    psql -X -q -d postgres "${args[@]}" >/dev/null 2>&1 || true
+}
+
+# The crash tests: loaders run in the background while a backend is killed.
+
+# start_loader N SQL: run SQL in the background as loader N; its notices (the
+# progress: 'done B' after batch B) go to WORK/loaderN.log.
+start_loader() {
+    psql -X -q -c "$2" >"$WORK/loader$1.out" 2>"$WORK/loader$1.log" &
+    PIDS+=($!)
+}
+
+# await_batch B SECONDS: wait up to SECONDS until loader 1 has finished batch
+# B, so the crash comes in the middle of the load (later checks catch a
+# loader that never got going).
+await_batch() {
+    for _ in $(seq 1 $(($2 * 10))); do
+        grep -q "done $1" "$WORK/loader1.log" 2>/dev/null && return 0
+        sleep 0.1
+    done
+}
+
+# sigkill_backend TEXT DELAY: the crash. SIGKILL the backend whose query
+# contains TEXT, DELAY seconds after finding it; then wait for the loaders to
+# end and for the postmaster, which restarts every backend, to be back.
+sigkill_backend() {
+    local victim
+    victim=$(q "SELECT pid FROM pg_stat_activity WHERE query LIKE '%$1%' AND pid <> pg_backend_pid() LIMIT 1")
+    [ -n "$victim" ] || { cat "$WORK"/loader*.log; fail "no backend is running $1"; }
+    sleep "$2"
+    echo "== SIGKILL backend $victim"
+    kill -9 "$victim"
+    wait "${PIDS[@]}" 2>/dev/null || true
+    PIDS=()
+    await_server
+}
+
+# last_batch: the last batch loader 1 saw finish (every add in batches 0..it
+# returned before the crash); fails the test when there is none.
+last_batch() {
+    local b
+    b=$(grep -o "done [0-9]*" "$WORK/loader1.log" | tail -1 | awk '{print $2}') || true
+    if [ -z "$b" ]; then  # (on stderr: the caller takes stdout)
+        cat "$WORK/loader1.log" >&2
+        echo "FAILED: loader 1 finished no batch" >&2
+        exit 1
+    fi
+    echo "$b"
+}
+
+# object_dir: this database's folder of shared object files on the server.
+object_dir() {
+    echo "$(q "SHOW data_directory")/sketchshare/$(q "SELECT oid FROM pg_database WHERE datname = current_database()")"
+}
+
+# put_u32 FILE OFFSET VALUE: write VALUE as 4 little-endian bytes at OFFSET,
+# to plant a process id in an object file's lock word as a holder would.
+put_u32() {
+    printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($3 & 255)) $((($3 >> 8) & 255)) $((($3 >> 16) & 255)) $((($3 >> 24) & 255)))" |
+        dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 }
