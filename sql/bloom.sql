@@ -86,7 +86,8 @@ SELECT f::text::bloom = f AS text_round_trip,
        substr(f::bytea, 1, 28) AS header
 FROM io;
 SELECT bloom_out(bloom_empty_bits(64, 'classic<2>')) AS smallest_text;
-SELECT '/tmp/sketchshare_bloom_' || current_database() || '_' || pg_backend_pid() || '.bin' AS path \gset
+-- (the file goes in the throwaway cluster's own data directory, gone with it)
+SELECT current_setting('data_directory') || '/bloom_io_' || current_database() || '.bin' AS path \gset
 COPY io TO :'path' WITH (FORMAT binary);
 CREATE TEMP TABLE io2 (f bloom);
 COPY io2 FROM :'path' WITH (FORMAT binary);
