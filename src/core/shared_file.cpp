@@ -454,10 +454,6 @@ void copy_file(const std::string& from, const std::string& to, const char* label
     fsync_dir(to);
 }
 
-uint32_t load_flags(const FileHeader* h) { return __atomic_load_n(&h->flags, __ATOMIC_ACQUIRE); }
-void set_flags(FileHeader* h, uint32_t bits) { __atomic_fetch_or(&h->flags, bits, __ATOMIC_SEQ_CST); }
-uint64_t load_ops(const FileHeader* h) { return __atomic_load_n(&h->ops, __ATOMIC_RELAXED); }
-void add_ops(FileHeader* h, uint64_t n) { __atomic_fetch_add(&h->ops, n, __ATOMIC_RELAXED); }
 
 bool remove_file(const std::string& path, uint64_t file_id) noexcept {
     int fd = open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);

@@ -121,11 +121,12 @@ void sync_mapping(const Mapping& m, const char* label);
 void copy_file(const std::string& from, const std::string& to, const char* label, bool require_frozen,
                uint64_t new_file_id);
 
-// Flags and counters (atomic accessors on the mapping).
-uint32_t load_flags(const FileHeader* h);
-void set_flags(FileHeader* h, uint32_t bits);
-uint64_t load_ops(const FileHeader* h);
-void add_ops(FileHeader* h, uint64_t n);
+// Flags and counters (atomic accessors on the mapping; inline: every add
+// reads the flags and counts an op).
+inline uint32_t load_flags(const FileHeader* h) { return __atomic_load_n(&h->flags, __ATOMIC_ACQUIRE); }
+inline void set_flags(FileHeader* h, uint32_t bits) { __atomic_fetch_or(&h->flags, bits, __ATOMIC_SEQ_CST); }
+inline uint64_t load_ops(const FileHeader* h) { return __atomic_load_n(&h->ops, __ATOMIC_RELAXED); }
+inline void add_ops(FileHeader* h, uint64_t n) { __atomic_fetch_add(&h->ops, n, __ATOMIC_RELAXED); }
 
 // Removes path if it is still the incarnation file_id (0: unconditionally),
 // after marking it dropped. Never throws; returns false if it was not removed.

@@ -360,6 +360,11 @@ void register_pg_kind(sh::Kind kind, sh::GeometryValidator validator, Describer 
 }
 
 void ensure_kinds_registered() {
+    // The PG faces register their kinds from static initialisers, all run
+    // when the library is loaded, before any call: once per backend is enough.
+    static bool done = false;
+    if (done) return;
+    done = true;
     for (sh::Kind k : {sh::Kind::bloom, sh::Kind::cbf, sh::Kind::reservoir}) {
         const int s = kind_slot(uint32(k));
         if (s >= 0 && pg_validators[s] != nullptr) sh::register_kind(k, pg_validators[s]);
@@ -424,11 +429,18 @@ Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need)
     const char* data = VARDATA_ANY(name);
     const int len = int(VARSIZE_ANY_EXHDR(name));
     Entry* e = cc->entry;
-    if (e != nullptr && len == cc->name_len && memcmp(data, cc->name, size_t(len)) == 0 && usable(e) &&
-        cc->kind == kind && cc->need == need && e->rights_user == GetUserId() && e->rights_roles == role_epoch &&
-        e->rights_acl == __atomic_load_n(&e->map.header()->acl_generation, __ATOMIC_ACQUIRE) &&
-        (e->rights & need) == need)
-        return e;
+    // The per-row path: the same object as the last call of this call site,
+    // still valid (usable(), in one pass: not dropped, no catalog change here,
+    // no grant change anywhere) and the privilege decision still current.
+    if (likely(e != nullptr && len == cc->name_len && memcmp(data, cc->name, size_t(len)) == 0 && e->loaded &&
+               e->epoch == local_epoch && e->rights_roles == role_epoch)) {
+        const sh::FileHeader* h = e->map.header();
+        const uint32 flags = sh::load_flags(h);
+        const uint32 acl = __atomic_load_n(&h->acl_generation, __ATOMIC_ACQUIRE);
+        if (likely(!(flags & sh::kDropped) && acl == e->acl_loaded && acl == e->rights_acl &&
+                   e->rights_user == GetUserId() && (e->rights & need) == need))
+            if (likely(cc->kind == kind && cc->need == need)) return e;
+    }
     char key[64];
     checked_name(name, key);
     e = open_object(key, kind, need);
@@ -441,12 +453,12 @@ Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need)
 }
 
 const ItemHasher* cached_hasher(FunctionCallInfo fcinfo, int argno) {
+    // A call site's argument types are fixed (its FmgrInfo belongs to one
+    // expression), so the type is looked up once, not per row.
     CallCache* cc = call_cache(fcinfo);
-    Oid typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
-    if (!cc->hasher_ready || cc->hasher.typid != typid) {
-        item_hasher_init(&cc->hasher, typid, fcinfo->flinfo->fn_mcxt);
-        cc->hasher_ready = true;
-    }
+    if (likely(cc->hasher_ready)) return &cc->hasher;
+    item_hasher_init(&cc->hasher, get_fn_expr_argtype(fcinfo->flinfo, argno), fcinfo->flinfo->fn_mcxt);
+    cc->hasher_ready = true;
     return &cc->hasher;
 }
 
@@ -474,16 +486,13 @@ sketch::Hash128* hash_array_arg(FunctionCallInfo fcinfo, int argno, uint64_t see
     return hashes;
 }
 
-bool is_frozen(const Entry* e) { return (sh::load_flags(e->map.header()) & sh::kFrozen) != 0; }
-
-void check_mutable(Entry* e) {
+void raise_if_frozen(Entry* e) {
     if (e->readonly || is_frozen(e))
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("shared object \"%s\" is frozen", e->name),
                         errdetail("A frozen object is read-only; it cannot be changed again.")));
 }
 
-uint32 lock_owner_id() { return uint32(MyProcPid); }
 
 // Slices of 20 ms: a cancel or statement_timeout is honoured within one.
 static constexpr int kSliceMs = 20;

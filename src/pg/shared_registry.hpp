@@ -17,6 +17,10 @@
 #include "item_hash.hpp"
 #include "pg.hpp"
 
+extern "C" {
+#include "miscadmin.h"
+}
+
 namespace sketch_pg {
 namespace shared {
 
@@ -71,9 +75,15 @@ CallCache* call_cache(FunctionCallInfo fcinfo);
 // The item hasher for argument argno, in the call-site cache.
 const ItemHasher* cached_hasher(FunctionCallInfo fcinfo, int argno);
 
+inline bool is_frozen(const Entry* e) {
+    return (sketch::shared::load_flags(e->map.header()) & sketch::shared::kFrozen) != 0;
+}
+// Raises 55000 if the object is frozen or read-only (the cold half of check_mutable).
+void raise_if_frozen(Entry* e);
 // Mutators: raise 55000 when the object is frozen (call before locking).
-void check_mutable(Entry* e);
-bool is_frozen(const Entry* e);
+inline void check_mutable(Entry* e) {
+    if (unlikely(e->readonly || is_frozen(e))) raise_if_frozen(e);
+}
 
 // The lock, waiting in slices with CHECK_FOR_INTERRUPTS between them, so a
 // waiting backend stays cancellable; nothing may ereport while it is held.
@@ -81,7 +91,7 @@ void lock_shared(Entry* e, sketch::ReadTicket* ticket);
 void unlock_shared(Entry* e, const sketch::ReadTicket& ticket);
 void lock_exclusive(Entry* e);
 void unlock_exclusive(Entry* e);
-uint32 lock_owner_id();
+inline uint32 lock_owner_id() { return uint32(MyProcPid); }
 
 // Hashes the non-NULL elements of the array in argument argno (hasher cached
 // in the call-site cache); returns a palloc'd array and their number.
