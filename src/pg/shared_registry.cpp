@@ -424,27 +424,49 @@ CallCache* call_cache(FunctionCallInfo fcinfo) {
     return cc;
 }
 
+namespace {
+
+// An entry opened before is still good for (kind, need) with no catalog
+// access: usable() in one pass (not dropped, no catalog change in this
+// backend, no grant change anywhere) and the privilege decision current.
+inline bool still_valid(const Entry* e, uint32 kind, uint8 need) {
+    if (!e->loaded || e->epoch != local_epoch || e->rights_roles != role_epoch) return false;
+    const sh::FileHeader* h = e->map.header();
+    const uint32 acl = __atomic_load_n(&h->acl_generation, __ATOMIC_ACQUIRE);
+    return !(sh::load_flags(h) & sh::kDropped) && acl == e->acl_loaded && acl == e->rights_acl &&
+           e->rights_user == GetUserId() && (e->rights & need) == need && (kind == 0 || e->kind == kind);
+}
+
+// The entry of the last open_cached slow path, so that the first call of a
+// new call site (every statement of a pgbench-style client) naming the same
+// object skips the name check and the hash lookup. Entries are never removed
+// from the cache, so the pointer stays valid.
+Entry* last_entry = nullptr;
+int last_len = 0;
+
+}  // namespace
+
 Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need) {
     CallCache* cc = call_cache(fcinfo);
     const char* data = VARDATA_ANY(name);
     const int len = int(VARSIZE_ANY_EXHDR(name));
     Entry* e = cc->entry;
-    // The per-row path: the same object as the last call of this call site,
-    // still valid (usable(), in one pass: not dropped, no catalog change here,
-    // no grant change anywhere) and the privilege decision still current.
-    if (likely(e != nullptr && len == cc->name_len && memcmp(data, cc->name, size_t(len)) == 0 && e->loaded &&
-               e->epoch == local_epoch && e->rights_roles == role_epoch)) {
-        const sh::FileHeader* h = e->map.header();
-        const uint32 flags = sh::load_flags(h);
-        const uint32 acl = __atomic_load_n(&h->acl_generation, __ATOMIC_ACQUIRE);
-        if (likely(!(flags & sh::kDropped) && acl == e->acl_loaded && acl == e->rights_acl &&
-                   e->rights_user == GetUserId() && (e->rights & need) == need))
-            if (likely(cc->kind == kind && cc->need == need)) return e;
+    // The per-row path: the same object as the last call of this call site.
+    if (likely(e != nullptr && len == cc->name_len && memcmp(data, cc->name, size_t(len)) == 0 && cc->kind == kind &&
+               cc->need == need && still_valid(e, kind, need)))
+        return e;
+    // A name equal (same length, same bytes) to one that passed checked_name is valid.
+    if (last_entry != nullptr && len == last_len && memcmp(data, last_entry->name, size_t(len)) == 0 &&
+        still_valid(last_entry, kind, need)) {
+        e = last_entry;
+    } else {
+        char key[64];
+        checked_name(name, key);
+        e = open_object(key, kind, need);
+        last_entry = e;
+        last_len = len;
     }
-    char key[64];
-    checked_name(name, key);
-    e = open_object(key, kind, need);
-    memcpy(cc->name, key, 64);
+    memcpy(cc->name, e->name, 64);
     cc->name_len = len;
     cc->entry = e;
     cc->kind = kind;
