@@ -58,6 +58,7 @@ struct CallCache {
     uint32 kind;
     uint8 need;
     bool hasher_ready;
+    bool trim_bpchar;  // a char(n) item: hashed as its text cast (see hash_arg)
     ItemHasher hasher;
 };
 
@@ -74,6 +75,16 @@ Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need)
 CallCache* call_cache(FunctionCallInfo fcinfo);
 // The item hasher for argument argno, in the call-site cache.
 const ItemHasher* cached_hasher(FunctionCallInfo fcinfo, int argno);
+// The digest of item argument argno (anycompatible), as sketch_hash computes
+// it: a char(n) value hashes as its text cast, trailing spaces dropped, which
+// is what sketch_hash's text twin receives for one.
+sketch::Hash128 hash_arg_slow(FunctionCallInfo fcinfo, int argno, uint64_t seed);
+inline sketch::Hash128 hash_arg(FunctionCallInfo fcinfo, int argno, uint64_t seed) {
+    const auto* cc = static_cast<const CallCache*>(fcinfo->flinfo->fn_extra);
+    if (likely(cc != nullptr && cc->hasher_ready && !cc->trim_bpchar))
+        return hash_item(&cc->hasher, PG_GETARG_DATUM(argno), seed);
+    return hash_arg_slow(fcinfo, argno, seed);
+}
 
 inline bool is_frozen(const Entry* e) {
     return (sketch::shared::load_flags(e->map.header()) & sketch::shared::kFrozen) != 0;
