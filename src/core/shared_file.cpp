@@ -75,27 +75,26 @@ bool pwrite_full(int fd, const void* buf, size_t len, off_t off) {
 constexpr uint64_t kFolioBytes = uint64_t(2) << 20;  // the PMD size on x86-64 and arm64 (4 KiB pages)
 
 // Writes the header block (kHeaderBytes of `head`) and the payload (`payload`,
-// or zeros if it is null) in writes aligned to kFolioBytes of the file.
-// Calls abandon("write", errno) on failure.
+// or zeros if it is null) in writes aligned to kFolioBytes of the file: every
+// piece after the first, then the first, which holds the header. A crash
+// while the zeros go in thus leaves an all-zero file, which the next create
+// adopts. stop (may be null) is polled between pieces; when it returns true
+// the create is abandoned. Calls abandon(what, errno) on failure.
 template <typename Abandon>
-void write_aligned(int fd, const uint8_t* head, const uint8_t* payload, uint64_t payload_bytes, Abandon abandon) {
+void write_aligned(int fd, const uint8_t* head, const uint8_t* payload, uint64_t payload_bytes, bool (*stop)(),
+                   Abandon abandon) {
     const uint64_t total = kHeaderBytes + payload_bytes;
     std::vector<uint8_t> buf(size_t(std::min<uint64_t>(total, kFolioBytes)), 0);
-    for (uint64_t off = 0; off < total;) {
-        const uint64_t end = std::min<uint64_t>(total, (off / kFolioBytes + 1) * kFolioBytes);
-        const size_t len = size_t(end - off);
-        const uint8_t* src = buf.data();
-        if (off == 0) {
-            std::memcpy(buf.data(), head, kHeaderBytes);
-            if (payload != nullptr) std::memcpy(buf.data() + kHeaderBytes, payload, len - kHeaderBytes);
-        } else if (payload != nullptr) {
-            src = payload + (off - kHeaderBytes);
-        } else if (off == kFolioBytes) {
-            std::memset(buf.data(), 0, buf.size());  // the zeros after the header block
-        }
+    for (uint64_t off = kFolioBytes; off < total; off += kFolioBytes) {
+        if (stop != nullptr && stop()) abandon("finish (interrupted) the creation of", EINTR);
+        const size_t len = size_t(std::min<uint64_t>(total - off, kFolioBytes));
+        const uint8_t* src = payload != nullptr ? payload + (off - kHeaderBytes) : buf.data();
         if (!pwrite_full(fd, src, len, off_t(off))) abandon("write", errno);
-        off = end;
     }
+    const size_t len = buf.size();
+    std::memcpy(buf.data(), head, kHeaderBytes);
+    if (payload != nullptr) std::memcpy(buf.data() + kHeaderBytes, payload, len - kHeaderBytes);
+    if (!pwrite_full(fd, buf.data(), len, 0)) abandon("write the header of", errno);
 }
 
 // True if the first `len` bytes of fd are all zero (read errors: false).
@@ -365,7 +364,7 @@ void create_file(const std::string& path, const char* label, const CreateSpec& s
     // PMD entry per 2 MiB: a backend that attaches the object takes a few page
     // faults instead of one per 4 KiB page (each of them an ext4 page_mkwrite),
     // which dominated the cost of adds from new connections.
-    write_aligned(fd, head.data(), spec.initial_payload, spec.payload_bytes, abandon);
+    write_aligned(fd, head.data(), spec.initial_payload, spec.payload_bytes, spec.stop, abandon);
     if (spec.durable && fdatasync(fd) != 0) abandon("sync", errno);
     const uint64_t magic = kMagic;
     if (!pwrite_full(fd, &magic, sizeof magic, 0)) abandon("write the header of", errno);

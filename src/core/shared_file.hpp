@@ -91,6 +91,9 @@ struct CreateSpec {
     const uint8_t* initial_payload = nullptr;  // copied in before the magic; nullptr: zero
     uint32_t initial_flags = 0;
     bool durable = true;  // fsync the file and its directory
+    // Polled between the 2 MiB writes that fill the file; true abandons the
+    // create (the file is removed, an Error thrown). nullptr: never.
+    bool (*stop)() = nullptr;
 };
 
 enum class Existing {

@@ -599,10 +599,27 @@ void create_object(const char* name, sh::Kind kind, const uint8_t* geometry, uin
     spec.file_id = file_id;
     spec.initial_payload = initial_payload;
     spec.durable = enableFsync;
+    // Writing a large object's file takes a while: a cancel, statement_timeout
+    // or terminate stops it between 2 MiB pieces (the file is removed) and is
+    // then raised as usual.
+    spec.stop = [] { return QueryCancelPending || ProcDiePending; };
+    bool stopped = false;
     // No committed catalog row names this file, and we hold the name: a
     // complete file there was left by a crash (before a create committed or a
     // drop unlinked it) and is replaced.
-    guarded([&] { sh::create_file(path, name, spec, sh::Existing::replace_orphan); });
+    guarded([&] {
+        try {
+            sh::create_file(path, name, spec, sh::Existing::replace_orphan);
+        } catch (const sketch::Error&) {
+            if (!spec.stop()) throw;
+            stopped = true;
+        }
+    });
+    if (stopped) {
+        CHECK_FOR_INTERRUPTS();
+        ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED),
+                        errmsg("creation of shared object \"%s\" was interrupted", name)));
+    }
 }
 
 // ---- catalog functions used by shared_sql.cpp ----
