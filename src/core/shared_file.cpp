@@ -453,7 +453,6 @@ void copy_file(const std::string& from, const std::string& to, const char* label
     fsync_dir(to);
 }
 
-
 bool remove_file(const std::string& path, uint64_t file_id) noexcept {
     int fd = open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return false;

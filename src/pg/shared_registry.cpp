@@ -532,7 +532,6 @@ void raise_if_frozen(Entry* e) {
                         errdetail("A frozen object is read-only; it cannot be changed again.")));
 }
 
-
 // Slices of 20 ms: a cancel or statement_timeout is honoured within one.
 static constexpr int kSliceMs = 20;
 
