@@ -2,6 +2,7 @@
 # Shared objects, measured side by side in one run on a throwaway cluster:
 #  1. pgbench, 1/2/4/8 clients, T seconds per run (default 5), R rounds (default 3) interleaved:
 #       SELECT 1                                              (the round-trip ceiling)
+#       SELECT abs(:id)                                       (any function call: parse, plan, call)
 #       SELECT shared_cbf_add('seen', :id)
 #       INSERT INTO seen_ids VALUES (:id) ON CONFLICT DO NOTHING   (unlogged, primary key)
 #     with :id random in 1..10^9.
@@ -41,6 +42,7 @@ q "SELECT shared_cbf_create('seen', 10000000, 0.01)" >/dev/null
 q "CREATE UNLOGGED TABLE seen_ids (id bigint PRIMARY KEY)" >/dev/null
 
 printf '\\set id random(1, 1000000000)\nSELECT 1;\n' >"$WORK/select1.sql"
+printf '\\set id random(1, 1000000000)\nSELECT abs(:id);\n' >"$WORK/abs.sql"
 printf "\\\\set id random(1, 1000000000)\nSELECT shared_cbf_add('seen', :id);\n" >"$WORK/cbf.sql"
 printf '\\set id random(1, 1000000000)\nINSERT INTO seen_ids VALUES (:id) ON CONFLICT DO NOTHING;\n' >"$WORK/insert.sql"
 
@@ -54,18 +56,19 @@ tps() {  # tps SCRIPT CLIENTS
 declare -A TPS
 for r in $(seq 1 "$ROUNDS"); do
     for c in 1 2 4 8; do
-        for s in select1 cbf insert; do TPS[$s.$c]+="$(tps $s "$c") "; done
+        for s in select1 abs cbf insert; do TPS[$s.$c]+="$(tps $s "$c") "; done
     done
 done
 med() { printf '%s\n' $1 | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 echo "== pgbench -M $MODE, median of $ROUNDS interleaved runs of $SECS s, $(nproc) cores"
-echo "| clients | SELECT 1 tps | shared_cbf_add tps | ratio to SELECT 1 | INSERT ON CONFLICT tps | shared_cbf_add / INSERT |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| clients | SELECT 1 tps | abs(:id) tps | abs / SELECT 1 | shared_cbf_add tps | ratio to SELECT 1 | INSERT ON CONFLICT tps | shared_cbf_add / INSERT |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 for c in 1 2 4 8; do
     s1=$(med "${TPS[select1.$c]}")
+    ab=$(med "${TPS[abs.$c]}")
     cb=$(med "${TPS[cbf.$c]}")
     ins=$(med "${TPS[insert.$c]}")
-    echo "| $c | $s1 | $cb | $(awk "BEGIN {printf \"%.2fx\", $cb / $s1}") | $ins | $(awk "BEGIN {printf \"%.2fx\", $cb / $ins}") |"
+    echo "| $c | $s1 | $ab | $(awk "BEGIN {printf \"%.2fx\", $ab / $s1}") | $cb | $(awk "BEGIN {printf \"%.2fx\", $cb / $s1}") | $ins | $(awk "BEGIN {printf \"%.2fx\", $cb / $ins}") |"
 done
 echo "(all runs: $(for k in "${!TPS[@]}"; do printf '%s=[%s] ' "$k" "${TPS[$k]% }"; done))"
 q "SELECT 'shared_cbf_add calls: ' || (shared_cbf_stats('seen')->>'ops') || ', lock recoveries: ' || (shared_cbf_stats('seen')->>'lock_recoveries')"

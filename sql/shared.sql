@@ -19,6 +19,17 @@ SELECT shared_cbf_add('seen', 'abc') AS literal_add, shared_cbf_contains('seen',
 SELECT shared_cbf_count_of('seen', 42) AS c42, shared_cbf_count_of('seen', 'abc') AS cabc,
        shared_cbf_count_of('seen', 7) AS c7;
 SELECT shared_cbf_add('seen', '2026-11-30'::date), shared_cbf_contains('seen', '2026-11-30'::date);
+-- items are anycompatible (no text twin): untyped literals are text, a char(n) item (or a
+-- domain over one) hashes as its text cast, as sketch_hash's text twin gets it, and "char" works
+CREATE DOMAIN pg_temp.code6 AS char(6);
+SELECT shared_cbf_create('chars', 100);
+SELECT shared_cbf_add('chars', 'pad  '::char(5)) AS char_add, shared_cbf_contains('chars', 'pad'::text) AS as_text,
+       shared_cbf_contains('chars', 'pad  '::text) AS padded_text, shared_cbf_contains('chars', 'pad'::pg_temp.code6) AS as_domain,
+       shared_cbf_contains('chars', 'pad'::name) AS as_name, sketch_hash('pad  '::char(5)) = sketch_hash('pad') AS sketch_hash_too;
+SELECT shared_cbf_add('chars', 'q'::"char") AS char1_add, shared_cbf_contains('chars', 'q'::text) AS as_text,
+       shared_cbf_count_of('chars', 'q'::"char") AS n;
+SELECT pg_typeof(c), shared_cbf_contains('chars', c) AS column_of_char9 FROM (VALUES ('pad'::char(9))) v(c);
+SELECT shared_drop('chars');
 -- add_many: one call, NULLs skipped, returns the probably-new count
 SELECT shared_cbf_add_many('seen', ARRAY[1, 2, 3, 42, NULL]) AS new_of_5;
 SELECT shared_cbf_add_many('seen', ARRAY[]::int[]) AS none;

@@ -4,6 +4,10 @@ SELECT shared_bloom_add('bf', 42) AS first_add, shared_bloom_add('bf', 42) AS se
 SELECT shared_bloom_contains('bf', 42::bigint) AS as_bigint, shared_bloom_contains('bf', 42::int2) AS as_int2,
        shared_bloom_contains('bf', '42') AS as_text, shared_bloom_contains('bf', 43) AS other;
 SELECT shared_bloom_add('bf', 'abc') AS literal_add, shared_bloom_contains('bf', 'abc') AS literal_in;
+SELECT shared_bloom_create('chars', 100, 0.001);
+SELECT shared_bloom_add('chars', 'pad  '::char(5)) AS char_add, shared_bloom_contains('chars', 'pad') AS as_text,
+       shared_bloom_contains('chars', 'pad  '::text) AS padded_text, shared_bloom_contains('chars', 'pad'::char(8)) AS as_char8;
+SELECT shared_drop('chars');
 SELECT shared_bloom_add_many('bf', ARRAY[1, 2, 3, 42, NULL]) AS new_of_5,
        shared_bloom_add_many('bf', ARRAY[]::bigint[]) AS none;
 SELECT s->'layout' AS layout, s->'capacity' AS capacity, s->'fp_rate' AS fp_rate, s->'capacity_bits' AS bits,

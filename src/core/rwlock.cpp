@@ -53,7 +53,9 @@ uint32_t current_process_id() noexcept { return uint32_t(getpid()); }
 uint32_t current_thread_id() noexcept { return uint32_t(syscall(SYS_gettid)); }
 
 LockResult RWLock::lock_shared(uint32_t owner, int slice_ms, ReadTicket* ticket) noexcept {
-    const int64_t deadline = now_ns() + int64_t(slice_ms) * 1000000;
+    // The clock is read only when there is a writer to wait for: the common,
+    // uncontended acquisition (once per shared_*_add call) makes no clock call.
+    int64_t deadline = 0;
     for (;;) {
         uint32_t writer = load(&w_->writer);
         if (writer != 0) {
@@ -64,7 +66,10 @@ LockResult RWLock::lock_shared(uint32_t owner, int slice_ms, ReadTicket* ticket)
                 }
                 continue;
             }
-            if (now_ns() >= deadline) return LockResult::timed_out;
+            if (deadline == 0)
+                deadline = now_ns() + int64_t(slice_ms) * 1000000;
+            else if (now_ns() >= deadline)
+                return LockResult::timed_out;
             __atomic_fetch_add(&w_->waiters, 1, __ATOMIC_SEQ_CST);
             futex_wait(&w_->writer, writer, deadline);
             __atomic_fetch_sub(&w_->waiters, 1, __ATOMIC_SEQ_CST);

@@ -91,6 +91,9 @@ struct CreateSpec {
     const uint8_t* initial_payload = nullptr;  // copied in before the magic; nullptr: zero
     uint32_t initial_flags = 0;
     bool durable = true;  // fsync the file and its directory
+    // Polled between the 2 MiB writes that fill the file; true abandons the
+    // create (the file is removed, an Error thrown). nullptr: never.
+    bool (*stop)() = nullptr;
 };
 
 enum class Existing {
@@ -121,11 +124,12 @@ void sync_mapping(const Mapping& m, const char* label);
 void copy_file(const std::string& from, const std::string& to, const char* label, bool require_frozen,
                uint64_t new_file_id);
 
-// Flags and counters (atomic accessors on the mapping).
-uint32_t load_flags(const FileHeader* h);
-void set_flags(FileHeader* h, uint32_t bits);
-uint64_t load_ops(const FileHeader* h);
-void add_ops(FileHeader* h, uint64_t n);
+// Flags and counters (atomic accessors on the mapping; inline: every add
+// reads the flags and counts an op).
+inline uint32_t load_flags(const FileHeader* h) { return __atomic_load_n(&h->flags, __ATOMIC_ACQUIRE); }
+inline void set_flags(FileHeader* h, uint32_t bits) { __atomic_fetch_or(&h->flags, bits, __ATOMIC_SEQ_CST); }
+inline uint64_t load_ops(const FileHeader* h) { return __atomic_load_n(&h->ops, __ATOMIC_RELAXED); }
+inline void add_ops(FileHeader* h, uint64_t n) { __atomic_fetch_add(&h->ops, n, __ATOMIC_RELAXED); }
 
 // Removes path if it is still the incarnation file_id (0: unconditionally),
 // after marking it dropped. Never throws; returns false if it was not removed.

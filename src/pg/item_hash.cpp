@@ -34,7 +34,10 @@ void item_hasher_init(ItemHasher* hasher, Oid typid, MemoryContext mcxt) {
     if (!OidIsValid(typid))
         ereport(ERROR, (errcode(ERRCODE_INDETERMINATE_DATATYPE), errmsg("could not determine the type of the item to hash")));
     hasher->typid = typid;
-    hasher->kind = kind_for(getBaseType(typid));
+    // The types kind_for knows are base types: only the others may be
+    // domains (a syscache lookup, once per call site).
+    hasher->kind = kind_for(typid);
+    if (hasher->kind == ItemKind::text_output) hasher->kind = kind_for(getBaseType(typid));
     if (hasher->kind == ItemKind::text_output) {
         Oid output_fn;
         bool is_varlena;

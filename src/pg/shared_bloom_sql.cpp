@@ -159,7 +159,7 @@ SKETCH_FUNCTION(shared_bloom_add) {
     ss::Entry* e = open_arg(fcinfo, ss::kWrite);
     ss::check_mutable(e);
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
-    const sketch::Hash128 h = sketch_pg::hash_item(ss::cached_hasher(fcinfo, 1), PG_GETARG_DATUM(1), p.seed);
+    const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, p.seed);
     const bool fresh = ss::add_hashes_shared(e, &h, 1, [&](const sketch::Hash128& x) {
         return sb::insert_atomic(p.g, e->map.payload(), x);
     }) != 0;
@@ -182,7 +182,7 @@ SKETCH_FUNCTION(shared_bloom_add_many) {
 SKETCH_FUNCTION(shared_bloom_contains) {
     ss::Entry* e = open_arg(fcinfo, ss::kRead);
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
-    const sketch::Hash128 h = sketch_pg::hash_item(ss::cached_hasher(fcinfo, 1), PG_GETARG_DATUM(1), p.seed);
+    const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, p.seed);
     if (ss::is_frozen(e)) PG_RETURN_BOOL(sb::contains(p.g, e->map.payload(), h));
     PG_RETURN_BOOL(sb::contains_concurrent(p.g, e->map.payload(), h));
 }

@@ -135,7 +135,7 @@ SKETCH_FUNCTION(shared_cbf_add) {
     ss::Entry* e = open_arg(fcinfo, ss::kWrite);
     ss::check_mutable(e);
     const cbf::Geometry g = geometry(e);
-    const sketch::Hash128 h = sketch_pg::hash_item(ss::cached_hasher(fcinfo, 1), PG_GETARG_DATUM(1), g.seed);
+    const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
     prefetch_counters(g, e->map.payload(), h);
     const bool fresh = ss::add_hashes_shared(e, &h, 1, [&](const sketch::Hash128& x) {
         return cbf::add_atomic(g, e->map.payload(), x);
@@ -159,7 +159,7 @@ SKETCH_FUNCTION(shared_cbf_add_many) {
 SKETCH_FUNCTION(shared_cbf_contains) {
     ss::Entry* e = open_arg(fcinfo, ss::kRead);
     const cbf::Geometry g = geometry(e);
-    const sketch::Hash128 h = sketch_pg::hash_item(ss::cached_hasher(fcinfo, 1), PG_GETARG_DATUM(1), g.seed);
+    const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
     if (ss::is_frozen(e)) PG_RETURN_BOOL(cbf::contains(g, e->map.payload(), h));
     PG_RETURN_BOOL(cbf::contains_atomic(g, e->map.payload(), h));
 }
@@ -167,7 +167,7 @@ SKETCH_FUNCTION(shared_cbf_contains) {
 SKETCH_FUNCTION(shared_cbf_count_of) {
     ss::Entry* e = open_arg(fcinfo, ss::kRead);
     const cbf::Geometry g = geometry(e);
-    const sketch::Hash128 h = sketch_pg::hash_item(ss::cached_hasher(fcinfo, 1), PG_GETARG_DATUM(1), g.seed);
+    const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
     if (ss::is_frozen(e)) PG_RETURN_INT32(int32(cbf::count_of(g, e->map.payload(), h)));
     PG_RETURN_INT32(int32(cbf::count_of_atomic(g, e->map.payload(), h)));
 }
@@ -176,7 +176,7 @@ SKETCH_FUNCTION(shared_cbf_remove) {
     ss::Entry* e = open_arg(fcinfo, ss::kWrite);
     ss::check_mutable(e);
     const cbf::Geometry g = geometry(e);
-    const sketch::Hash128 h = sketch_pg::hash_item(ss::cached_hasher(fcinfo, 1), PG_GETARG_DATUM(1), g.seed);
+    const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
     ss::lock_exclusive(e);
     if (frozen_under_lock(e)) {
         ss::unlock_exclusive(e);

@@ -360,6 +360,11 @@ void register_pg_kind(sh::Kind kind, sh::GeometryValidator validator, Describer 
 }
 
 void ensure_kinds_registered() {
+    // The PG faces register their kinds from static initialisers, all run
+    // when the library is loaded, before any call: once per backend is enough.
+    static bool done = false;
+    if (done) return;
+    done = true;
     for (sh::Kind k : {sh::Kind::bloom, sh::Kind::cbf, sh::Kind::reservoir}) {
         const int s = kind_slot(uint32(k));
         if (s >= 0 && pg_validators[s] != nullptr) sh::register_kind(k, pg_validators[s]);
@@ -419,20 +424,49 @@ CallCache* call_cache(FunctionCallInfo fcinfo) {
     return cc;
 }
 
+namespace {
+
+// An entry opened before is still good for (kind, need) with no catalog
+// access: usable() in one pass (not dropped, no catalog change in this
+// backend, no grant change anywhere) and the privilege decision current.
+inline bool still_valid(const Entry* e, uint32 kind, uint8 need) {
+    if (!e->loaded || e->epoch != local_epoch || e->rights_roles != role_epoch) return false;
+    const sh::FileHeader* h = e->map.header();
+    const uint32 acl = __atomic_load_n(&h->acl_generation, __ATOMIC_ACQUIRE);
+    return !(sh::load_flags(h) & sh::kDropped) && acl == e->acl_loaded && acl == e->rights_acl &&
+           e->rights_user == GetUserId() && (e->rights & need) == need && (kind == 0 || e->kind == kind);
+}
+
+// The entry of the last open_cached slow path, so that the first call of a
+// new call site (every statement of a pgbench-style client) naming the same
+// object skips the name check and the hash lookup. Entries are never removed
+// from the cache, so the pointer stays valid.
+Entry* last_entry = nullptr;
+int last_len = 0;
+
+}  // namespace
+
 Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need) {
     CallCache* cc = call_cache(fcinfo);
     const char* data = VARDATA_ANY(name);
     const int len = int(VARSIZE_ANY_EXHDR(name));
     Entry* e = cc->entry;
-    if (e != nullptr && len == cc->name_len && memcmp(data, cc->name, size_t(len)) == 0 && usable(e) &&
-        cc->kind == kind && cc->need == need && e->rights_user == GetUserId() && e->rights_roles == role_epoch &&
-        e->rights_acl == __atomic_load_n(&e->map.header()->acl_generation, __ATOMIC_ACQUIRE) &&
-        (e->rights & need) == need)
+    // The per-row path: the same object as the last call of this call site.
+    if (likely(e != nullptr && len == cc->name_len && memcmp(data, cc->name, size_t(len)) == 0 && cc->kind == kind &&
+               cc->need == need && still_valid(e, kind, need)))
         return e;
-    char key[64];
-    checked_name(name, key);
-    e = open_object(key, kind, need);
-    memcpy(cc->name, key, 64);
+    // A name equal (same length, same bytes) to one that passed checked_name is valid.
+    if (last_entry != nullptr && len == last_len && memcmp(data, last_entry->name, size_t(len)) == 0 &&
+        still_valid(last_entry, kind, need)) {
+        e = last_entry;
+    } else {
+        char key[64];
+        checked_name(name, key);
+        e = open_object(key, kind, need);
+        last_entry = e;
+        last_len = len;
+    }
+    memcpy(cc->name, e->name, 64);
     cc->name_len = len;
     cc->entry = e;
     cc->kind = kind;
@@ -441,13 +475,30 @@ Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need)
 }
 
 const ItemHasher* cached_hasher(FunctionCallInfo fcinfo, int argno) {
+    // A call site's argument types are fixed (its FmgrInfo belongs to one
+    // expression), so the type is looked up once, not per row.
     CallCache* cc = call_cache(fcinfo);
-    Oid typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
-    if (!cc->hasher_ready || cc->hasher.typid != typid) {
-        item_hasher_init(&cc->hasher, typid, fcinfo->flinfo->fn_mcxt);
-        cc->hasher_ready = true;
-    }
+    if (likely(cc->hasher_ready)) return &cc->hasher;
+    const Oid typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
+    item_hasher_init(&cc->hasher, typid, fcinfo->flinfo->fn_mcxt);
+    cc->trim_bpchar = cc->hasher.kind == ItemKind::text_output && getBaseType(typid) == BPCHAROID;
+    cc->hasher_ready = true;
     return &cc->hasher;
+}
+
+sketch::Hash128 hash_arg_slow(FunctionCallInfo fcinfo, int argno, uint64_t seed) {
+    const ItemHasher* hasher = cached_hasher(fcinfo, argno);
+    const Datum value = PG_GETARG_DATUM(argno);
+    if (likely(!static_cast<CallCache*>(fcinfo->flinfo->fn_extra)->trim_bpchar)) return hash_item(hasher, value, seed);
+    // bpchar's cast to text (rtrim1) drops trailing spaces and nothing else
+    varlena* raw = reinterpret_cast<varlena*>(DatumGetPointer(value));
+    varlena* flat = PG_DETOAST_DATUM_PACKED(value);
+    const char* data = VARDATA_ANY(flat);
+    size_t len = VARSIZE_ANY_EXHDR(flat);
+    while (len > 0 && data[len - 1] == ' ') --len;
+    const sketch::Hash128 h = sketch::hash_bytes(data, len, seed);
+    if (flat != raw) pfree(flat);
+    return h;
 }
 
 sketch::Hash128* hash_array_arg(FunctionCallInfo fcinfo, int argno, uint64_t seed, int* count) {
@@ -474,16 +525,12 @@ sketch::Hash128* hash_array_arg(FunctionCallInfo fcinfo, int argno, uint64_t see
     return hashes;
 }
 
-bool is_frozen(const Entry* e) { return (sh::load_flags(e->map.header()) & sh::kFrozen) != 0; }
-
-void check_mutable(Entry* e) {
+void raise_if_frozen(Entry* e) {
     if (e->readonly || is_frozen(e))
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("shared object \"%s\" is frozen", e->name),
                         errdetail("A frozen object is read-only; it cannot be changed again.")));
 }
-
-uint32 lock_owner_id() { return uint32(MyProcPid); }
 
 // Slices of 20 ms: a cancel or statement_timeout is honoured within one.
 static constexpr int kSliceMs = 20;
@@ -551,10 +598,27 @@ void create_object(const char* name, sh::Kind kind, const uint8_t* geometry, uin
     spec.file_id = file_id;
     spec.initial_payload = initial_payload;
     spec.durable = enableFsync;
+    // Writing a large object's file takes a while: a cancel, statement_timeout
+    // or terminate stops it between 2 MiB pieces (the file is removed) and is
+    // then raised as usual.
+    spec.stop = [] { return QueryCancelPending || ProcDiePending; };
+    bool stopped = false;
     // No committed catalog row names this file, and we hold the name: a
     // complete file there was left by a crash (before a create committed or a
     // drop unlinked it) and is replaced.
-    guarded([&] { sh::create_file(path, name, spec, sh::Existing::replace_orphan); });
+    guarded([&] {
+        try {
+            sh::create_file(path, name, spec, sh::Existing::replace_orphan);
+        } catch (const sketch::Error&) {
+            if (!spec.stop()) throw;
+            stopped = true;
+        }
+    });
+    if (stopped) {
+        CHECK_FOR_INTERRUPTS();
+        ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED),
+                        errmsg("creation of shared object \"%s\" was interrupted", name)));
+    }
 }
 
 // ---- catalog functions used by shared_sql.cpp ----

@@ -17,6 +17,10 @@
 #include "item_hash.hpp"
 #include "pg.hpp"
 
+extern "C" {
+#include "miscadmin.h"
+}
+
 namespace sketch_pg {
 namespace shared {
 
@@ -54,6 +58,7 @@ struct CallCache {
     uint32 kind;
     uint8 need;
     bool hasher_ready;
+    bool trim_bpchar;  // a char(n) item: hashed as its text cast (see hash_arg)
     ItemHasher hasher;
 };
 
@@ -70,10 +75,26 @@ Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need)
 CallCache* call_cache(FunctionCallInfo fcinfo);
 // The item hasher for argument argno, in the call-site cache.
 const ItemHasher* cached_hasher(FunctionCallInfo fcinfo, int argno);
+// The digest of item argument argno (anycompatible), as sketch_hash computes
+// it: a char(n) value hashes as its text cast, trailing spaces dropped, which
+// is what sketch_hash's text twin receives for one.
+sketch::Hash128 hash_arg_slow(FunctionCallInfo fcinfo, int argno, uint64_t seed);
+inline sketch::Hash128 hash_arg(FunctionCallInfo fcinfo, int argno, uint64_t seed) {
+    const auto* cc = static_cast<const CallCache*>(fcinfo->flinfo->fn_extra);
+    if (likely(cc != nullptr && cc->hasher_ready && !cc->trim_bpchar))
+        return hash_item(&cc->hasher, PG_GETARG_DATUM(argno), seed);
+    return hash_arg_slow(fcinfo, argno, seed);
+}
 
+inline bool is_frozen(const Entry* e) {
+    return (sketch::shared::load_flags(e->map.header()) & sketch::shared::kFrozen) != 0;
+}
+// Raises 55000 if the object is frozen or read-only (the cold half of check_mutable).
+void raise_if_frozen(Entry* e);
 // Mutators: raise 55000 when the object is frozen (call before locking).
-void check_mutable(Entry* e);
-bool is_frozen(const Entry* e);
+inline void check_mutable(Entry* e) {
+    if (unlikely(e->readonly || is_frozen(e))) raise_if_frozen(e);
+}
 
 // The lock, waiting in slices with CHECK_FOR_INTERRUPTS between them, so a
 // waiting backend stays cancellable; nothing may ereport while it is held.
@@ -81,7 +102,7 @@ void lock_shared(Entry* e, sketch::ReadTicket* ticket);
 void unlock_shared(Entry* e, const sketch::ReadTicket& ticket);
 void lock_exclusive(Entry* e);
 void unlock_exclusive(Entry* e);
-uint32 lock_owner_id();
+inline uint32 lock_owner_id() { return uint32(MyProcPid); }
 
 // Hashes the non-NULL elements of the array in argument argno (hasher cached
 // in the call-site cache); returns a palloc'd array and their number.

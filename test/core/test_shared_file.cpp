@@ -261,6 +261,73 @@ TEST_F(SharedFile, RemoveMarksDroppedForExistingMappings) {
     EXPECT_FALSE(sh::remove_file(p, 0));
 }
 
+// Payloads are written in 2 MiB aligned pieces (create and copy): every byte
+// lands once, in place, whatever the size, and no payload means zeros.
+TEST_F(SharedFile, LargePayloadsAreWrittenWhole) {
+    for (uint64_t bytes : {uint64_t(2) << 20, (uint64_t(5) << 20) + 4321, uint64_t(100)}) {
+        geometry = bytes;
+        std::vector<uint8_t> payload(bytes);
+        for (uint64_t i = 0; i < bytes; ++i) payload[i] = uint8_t(i * 2654435761u >> 13);
+        const std::string name = "big" + std::to_string(bytes);
+        sh::CreateSpec s = spec(5);
+        s.initial_payload = payload.data();
+        s.initial_flags = sh::kFrozen;
+        sh::create_file(path(name.c_str()), "big", s, sh::Existing::refuse);
+        sh::create_file(path((name + "z").c_str()), "big", spec(6), sh::Existing::refuse);
+        sh::copy_file(path(name.c_str()), path((name + "c").c_str()), "big", true, 8);
+        for (const char* suffix : {"", "c"}) {
+            const std::string bytes_on_disk = slurp(path((name + suffix).c_str()));
+            ASSERT_EQ(bytes_on_disk.size(), sh::kHeaderBytes + bytes);
+            EXPECT_EQ(std::memcmp(bytes_on_disk.data() + sh::kHeaderBytes, payload.data(), bytes), 0) << name << suffix;
+            EXPECT_EQ(sh::read_header(path((name + suffix).c_str()), "big", 0).payload_bytes, bytes);
+        }
+        const std::string zeros = slurp(path((name + "z").c_str()));
+        ASSERT_EQ(zeros.size(), sh::kHeaderBytes + bytes);
+        EXPECT_EQ(zeros.find_first_not_of('\0', sh::kHeaderBytes), std::string::npos);
+        EXPECT_EQ(sh::read_header(path((name + "z").c_str()), "big", 0).file_id, 6u);
+    }
+}
+
+// A large create polls spec.stop between its 2 MiB writes: stopping removes the
+// file; a process that dies in the middle leaves an all-zero file (the header
+// goes in last), which the next create adopts.
+namespace {
+int polls = 0;
+bool stop_at_third() { return ++polls >= 3; }
+bool die_at_second() {
+    if (++polls >= 2) _exit(0);
+    return false;
+}
+}  // namespace
+
+TEST_F(SharedFile, LargeCreateStopsAndCrashesCleanly) {
+    geometry = uint64_t(7) << 20;  // 4 pieces of 2 MiB
+    sh::CreateSpec s = spec(9);
+    s.stop = stop_at_third;
+    polls = 0;
+    EXPECT_THROW(sh::create_file(path("stopped"), "stopped", s, sh::Existing::refuse), sketch::Error);
+    EXPECT_EQ(polls, 3);
+    EXPECT_NE(access(path("stopped").c_str(), F_OK), 0) << "no file left behind";
+
+    pid_t pid = fork();
+    if (pid == 0) {
+        sh::CreateSpec c = spec(10);
+        c.stop = die_at_second;
+        polls = 0;
+        sh::create_file(path("crashed"), "crashed", c, sh::Existing::refuse);
+        _exit(1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_EQ(WEXITSTATUS(status), 0);
+    const std::string left = slurp(path("crashed"));
+    ASSERT_EQ(left.size(), sh::kHeaderBytes + geometry);
+    EXPECT_EQ(left.find_first_not_of('\0'), std::string::npos) << "all zero";
+    sh::create_file(path("crashed"), "crashed", spec(11), sh::Existing::refuse);
+    EXPECT_EQ(sh::read_header(path("crashed"), "crashed", 0).file_id, 11u);
+}
+
 TEST_F(SharedFile, CopyRequiresFrozenAndCleansTheHeader) {
     std::string p = path("src");
     sh::create_file(p, "src", spec(1), sh::Existing::refuse);
