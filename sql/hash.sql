@@ -8,6 +8,11 @@ SELECT sketch_hash('hello'::varchar) = sketch_hash('hello'::text) AS varchar_sam
        sketch_hash('hello'::name) = sketch_hash('hello'::text) AS name_same,
        sketch_hash('hello'::bytea) = sketch_hash('hello'::text) AS bytea_same,
        sketch_hash(convert_to('hello', 'UTF8')) = sketch_hash('hello'::text) AS bytes_same;
+-- char(n) hashes without its padding (its cast to text), however it arrives:
+-- cast by the text twin, or as itself in a bloom_agg / cbf_agg input column
+SELECT sketch_hash('hello'::char(8)) = sketch_hash('hello') AS char_n_trimmed,
+       (SELECT bloom_agg(c, 10, 0.01) FROM (VALUES ('hello'::char(8))) v(c)) @> 'hello' AS bloom_agg_char_n,
+       (SELECT cbf_agg(c, 10) FROM (VALUES ('hello'::char(8))) v(c)) @> 'hello' AS cbf_agg_char_n;
 -- integers of every width share one form
 SELECT sketch_hash(42::int2) AS int2, sketch_hash(42::int4) AS int4, sketch_hash(42::int8) AS int8;
 SELECT sketch_hash((-7)::int2) = sketch_hash((-7)::int8) AS negative_same,

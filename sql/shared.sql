@@ -29,6 +29,10 @@ SELECT shared_cbf_add('chars', 'pad  '::char(5)) AS char_add, shared_cbf_contain
 SELECT shared_cbf_add('chars', 'q'::"char") AS char1_add, shared_cbf_contains('chars', 'q'::text) AS as_text,
        shared_cbf_count_of('chars', 'q'::"char") AS n;
 SELECT pg_typeof(c), shared_cbf_contains('chars', c) AS column_of_char9 FROM (VALUES ('pad'::char(9))) v(c);
+-- the same rule for the elements of an array given to add_many
+SELECT shared_cbf_add_many('chars', ARRAY['many '::char(5), 'more'::char(5)]) AS char_array_new,
+       shared_cbf_contains('chars', 'many'::char(7)) AS many_in, shared_cbf_contains('chars', 'more') AS more_in,
+       shared_cbf_add('chars', 'many'::text) AS many_again_is_new;
 SELECT shared_drop('chars');
 -- add_many: one call, NULLs skipped, returns the probably-new count
 SELECT shared_cbf_add_many('seen', ARRAY[1, 2, 3, 42, NULL]) AS new_of_5;

@@ -7,6 +7,8 @@ SELECT shared_bloom_add('bf', 'abc') AS literal_add, shared_bloom_contains('bf',
 SELECT shared_bloom_create('chars', 100, 0.001);
 SELECT shared_bloom_add('chars', 'pad  '::char(5)) AS char_add, shared_bloom_contains('chars', 'pad') AS as_text,
        shared_bloom_contains('chars', 'pad  '::text) AS padded_text, shared_bloom_contains('chars', 'pad'::char(8)) AS as_char8;
+SELECT shared_bloom_add_many('chars', ARRAY['many '::char(5)]) AS char_array_new,
+       shared_bloom_contains('chars', 'many'::char(9)) AS many_in, shared_bloom_contains('chars', 'many') AS as_text;
 SELECT shared_drop('chars');
 SELECT shared_bloom_add_many('bf', ARRAY[1, 2, 3, 42, NULL]) AS new_of_5,
        shared_bloom_add_many('bf', ARRAY[]::bigint[]) AS none;

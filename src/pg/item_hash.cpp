@@ -18,6 +18,7 @@ static ItemKind kind_for(Oid base) {
         case TEXTOID:
         case VARCHAROID:
         case BYTEAOID: return ItemKind::bytes;
+        case BPCHAROID: return ItemKind::padded_chars;
         case NAMEOID: return ItemKind::name;
         case INT2OID: return ItemKind::integer2;
         case INT4OID: return ItemKind::integer4;
@@ -59,10 +60,17 @@ const ItemHasher* item_hasher_for_arg(FunctionCallInfo fcinfo, int argno) {
 }
 
 // Varlena bytes, detoasted: a compressed or external value hashes as inline.
-static sketch::Hash128 hash_varlena(Datum value, uint64_t seed) {
+// With trim_spaces (char(n)), without its trailing spaces: what its cast to
+// text gives, so that a char(n) item, reaching here as itself (in an array,
+// through anycompatible) or cast to text (a text twin), hashes one way.
+static sketch::Hash128 hash_varlena(Datum value, uint64_t seed, bool trim_spaces = false) {
     struct varlena* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(value));
     struct varlena* flat = PG_DETOAST_DATUM_PACKED(value);
-    sketch::Hash128 h = sketch::hash_bytes(VARDATA_ANY(flat), VARSIZE_ANY_EXHDR(flat), seed);
+    const char* data = VARDATA_ANY(flat);
+    size_t len = VARSIZE_ANY_EXHDR(flat);
+    if (trim_spaces)
+        while (len > 0 && data[len - 1] == ' ') --len;
+    sketch::Hash128 h = sketch::hash_bytes(data, len, seed);
     if (flat != raw) pfree(flat);
     return h;
 }
@@ -103,6 +111,7 @@ static char* canonical_output(FmgrInfo* output, Datum value) {
 sketch::Hash128 hash_item(const ItemHasher* hasher, Datum value, uint64_t seed) {
     switch (hasher->kind) {
         case ItemKind::bytes: return hash_varlena(value, seed);
+        case ItemKind::padded_chars: return hash_varlena(value, seed, true);
         case ItemKind::name: {
             const char* s = NameStr(*DatumGetName(value));
             return sketch::hash_bytes(s, strlen(s), seed);

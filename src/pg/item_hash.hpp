@@ -8,7 +8,19 @@
 
 namespace sketch_pg {
 
-enum class ItemKind : uint8_t { bytes, name, integer2, integer4, integer8, float4, float8, boolean, uuid, text_output };
+enum class ItemKind : uint8_t {
+    bytes,
+    padded_chars,  // char(n): its text without the trailing spaces (its cast to text)
+    name,
+    integer2,
+    integer4,
+    integer8,
+    float4,
+    float8,
+    boolean,
+    uuid,
+    text_output
+};
 
 struct ItemHasher {
     Oid typid;

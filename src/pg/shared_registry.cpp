@@ -481,24 +481,8 @@ const ItemHasher* cached_hasher(FunctionCallInfo fcinfo, int argno) {
     if (likely(cc->hasher_ready)) return &cc->hasher;
     const Oid typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
     item_hasher_init(&cc->hasher, typid, fcinfo->flinfo->fn_mcxt);
-    cc->trim_bpchar = cc->hasher.kind == ItemKind::text_output && getBaseType(typid) == BPCHAROID;
     cc->hasher_ready = true;
     return &cc->hasher;
-}
-
-sketch::Hash128 hash_arg_slow(FunctionCallInfo fcinfo, int argno, uint64_t seed) {
-    const ItemHasher* hasher = cached_hasher(fcinfo, argno);
-    const Datum value = PG_GETARG_DATUM(argno);
-    if (likely(!static_cast<CallCache*>(fcinfo->flinfo->fn_extra)->trim_bpchar)) return hash_item(hasher, value, seed);
-    // bpchar's cast to text (rtrim1) drops trailing spaces and nothing else
-    varlena* raw = reinterpret_cast<varlena*>(DatumGetPointer(value));
-    varlena* flat = PG_DETOAST_DATUM_PACKED(value);
-    const char* data = VARDATA_ANY(flat);
-    size_t len = VARSIZE_ANY_EXHDR(flat);
-    while (len > 0 && data[len - 1] == ' ') --len;
-    const sketch::Hash128 h = sketch::hash_bytes(data, len, seed);
-    if (flat != raw) pfree(flat);
-    return h;
 }
 
 sketch::Hash128* hash_array_arg(FunctionCallInfo fcinfo, int argno, uint64_t seed, int* count) {

@@ -58,7 +58,6 @@ struct CallCache {
     uint32 kind;
     uint8 need;
     bool hasher_ready;
-    bool trim_bpchar;  // a char(n) item: hashed as its text cast (see hash_arg)
     ItemHasher hasher;
 };
 
@@ -75,15 +74,11 @@ Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need)
 CallCache* call_cache(FunctionCallInfo fcinfo);
 // The item hasher for argument argno, in the call-site cache.
 const ItemHasher* cached_hasher(FunctionCallInfo fcinfo, int argno);
-// The digest of item argument argno (anycompatible), as sketch_hash computes
-// it: a char(n) value hashes as its text cast, trailing spaces dropped, which
-// is what sketch_hash's text twin receives for one.
-sketch::Hash128 hash_arg_slow(FunctionCallInfo fcinfo, int argno, uint64_t seed);
+// The digest of item argument argno (anycompatible), as sketch_hash computes it.
 inline sketch::Hash128 hash_arg(FunctionCallInfo fcinfo, int argno, uint64_t seed) {
     const auto* cc = static_cast<const CallCache*>(fcinfo->flinfo->fn_extra);
-    if (likely(cc != nullptr && cc->hasher_ready && !cc->trim_bpchar))
-        return hash_item(&cc->hasher, PG_GETARG_DATUM(argno), seed);
-    return hash_arg_slow(fcinfo, argno, seed);
+    const ItemHasher* hasher = likely(cc != nullptr && cc->hasher_ready) ? &cc->hasher : cached_hasher(fcinfo, argno);
+    return hash_item(hasher, PG_GETARG_DATUM(argno), seed);
 }
 
 inline bool is_frozen(const Entry* e) {
