@@ -399,21 +399,18 @@ SKETCH_FUNCTION(bloom_add) {
 
 // ---- whole-filter operations ----
 
-SKETCH_FUNCTION(bloom_union) {
+// A new filter: the first argument's bits combined with the second's by
+// `into` (union_into or intersect_into); `what` names it in errors.
+static struct varlena* combined(FunctionCallInfo fcinfo, void (*into)(uint8_t*, const uint8_t*, uint64_t), const char* what) {
     Opened a = open_value(PG_GETARG_DATUM(0)), b = open_value(PG_GETARG_DATUM(1));
-    check_compatible(a, b, "union");
+    check_compatible(a, b, what);
     struct varlena* c = copy_value(a);
-    sb::union_into(bloom_bits(c), bloom_bits(b.v), a.g.bytes);
-    PG_RETURN_POINTER(c);
+    into(bloom_bits(c), bloom_bits(b.v), a.g.bytes);
+    return c;
 }
 
-SKETCH_FUNCTION(bloom_intersect) {
-    Opened a = open_value(PG_GETARG_DATUM(0)), b = open_value(PG_GETARG_DATUM(1));
-    check_compatible(a, b, "intersect");
-    struct varlena* c = copy_value(a);
-    sb::intersect_into(bloom_bits(c), bloom_bits(b.v), a.g.bytes);
-    PG_RETURN_POINTER(c);
-}
+SKETCH_FUNCTION(bloom_union) { PG_RETURN_POINTER(combined(fcinfo, sb::union_into, "union")); }
+SKETCH_FUNCTION(bloom_intersect) { PG_RETURN_POINTER(combined(fcinfo, sb::intersect_into, "intersect")); }
 
 static bool bloom_equal(FunctionCallInfo fcinfo) {
     Opened a = open_value(PG_GETARG_DATUM(0)), b = open_value(PG_GETARG_DATUM(1));

@@ -316,21 +316,18 @@ SKETCH_FUNCTION(cbf_empty) {
     PG_RETURN_POINTER(new_value(g));
 }
 
-SKETCH_FUNCTION(cbf_add) {
+// A copy of the filter argument with `change` (cbf::add or cbf::remove)
+// applied for the item argument.
+static varlena* changed_copy(FunctionCallInfo fcinfo, bool (*change)(const cbf::Geometry&, uint8_t*, const sketch::Hash128&)) {
     CallCache* cache = call_cache(fcinfo, 1);
     cbf::View view;
     varlena* v = copy_arg(fcinfo, 0, &view);
-    cbf::add(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g));
-    PG_RETURN_POINTER(v);
+    change(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g));
+    return v;
 }
 
-SKETCH_FUNCTION(cbf_remove) {
-    CallCache* cache = call_cache(fcinfo, 1);
-    cbf::View view;
-    varlena* v = copy_arg(fcinfo, 0, &view);
-    cbf::remove(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g));
-    PG_RETURN_POINTER(v);
-}
+SKETCH_FUNCTION(cbf_add) { PG_RETURN_POINTER(changed_copy(fcinfo, cbf::add)); }
+SKETCH_FUNCTION(cbf_remove) { PG_RETURN_POINTER(changed_copy(fcinfo, cbf::remove)); }
 
 SKETCH_FUNCTION(cbf_contains) {
     CallCache* cache = call_cache(fcinfo, 1);

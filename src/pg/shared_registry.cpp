@@ -485,6 +485,15 @@ const ItemHasher* cached_hasher(FunctionCallInfo fcinfo, int argno) {
     return &cc->hasher;
 }
 
+void array_elements(ArrayType* items, Datum** values, bool** nulls, int* n) {
+    const Oid elem = ARR_ELEMTYPE(items);
+    int16 typlen;
+    bool typbyval;
+    char typalign;
+    get_typlenbyvalalign(elem, &typlen, &typbyval, &typalign);
+    deconstruct_array(items, elem, typlen, typbyval, typalign, values, nulls, n);
+}
+
 sketch::Hash128* hash_array_arg(FunctionCallInfo fcinfo, int argno, uint64_t seed, int* count) {
     ArrayType* items = PG_GETARG_ARRAYTYPE_P(argno);
     const Oid elem = ARR_ELEMTYPE(items);
@@ -493,14 +502,10 @@ sketch::Hash128* hash_array_arg(FunctionCallInfo fcinfo, int argno, uint64_t see
         item_hasher_init(&cc->hasher, elem, fcinfo->flinfo->fn_mcxt);
         cc->hasher_ready = true;
     }
-    int16 typlen;
-    bool typbyval;
-    char typalign;
-    get_typlenbyvalalign(elem, &typlen, &typbyval, &typalign);
     Datum* values;
     bool* nulls;
     int n;
-    deconstruct_array(items, elem, typlen, typbyval, typalign, &values, &nulls, &n);
+    array_elements(items, &values, &nulls, &n);
     auto* hashes = static_cast<sketch::Hash128*>(palloc(sizeof(sketch::Hash128) * (n > 0 ? n : 1)));
     int kept = 0;
     for (int i = 0; i < n; ++i)

@@ -19,6 +19,7 @@
 
 extern "C" {
 #include "miscadmin.h"
+#include "utils/array.h"
 }
 
 namespace sketch_pg {
@@ -98,6 +99,9 @@ void unlock_shared(Entry* e, const sketch::ReadTicket& ticket);
 void lock_exclusive(Entry* e);
 void unlock_exclusive(Entry* e);
 inline uint32 lock_owner_id() { return uint32(MyProcPid); }
+
+// The elements of an array of any element type (palloc'd), NULLs flagged.
+void array_elements(ArrayType* items, Datum** values, bool** nulls, int* n);
 
 // Hashes the non-NULL elements of the array in argument argno (hasher cached
 // in the call-site cache); returns a palloc'd array and their number.

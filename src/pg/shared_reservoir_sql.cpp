@@ -314,14 +314,10 @@ SKETCH_FUNCTION(shared_reservoir_add_many) {
     sr::View v = view_of(e);
     ArrayType* items = PG_GETARG_ARRAYTYPE_P(1);
     const Oid elem = ARR_ELEMTYPE(items);
-    int16 typlen;
-    bool typbyval;
-    char typalign;
-    get_typlenbyvalalign(elem, &typlen, &typbyval, &typalign);
     Datum* values;
     bool* nulls;
     int n;
-    deconstruct_array(items, elem, typlen, typbyval, typalign, &values, &nulls, &n);
+    ss::array_elements(items, &values, &nulls, &n);
     float8* weights = nullptr;
     if (weighted_call) {
         ArrayType* wa = PG_GETARG_ARRAYTYPE_P(2);
