@@ -577,21 +577,18 @@ SKETCH_FUNCTION(bloom_agg_combine) {
 
 // bloom_union_agg / bloom_intersect_agg transition and combine: the state is
 // the first input (copied into aggcontext by nodeAgg), then modified in place.
-SKETCH_FUNCTION(bloom_union_trans) {
-    agg_context(fcinfo, "bloom_union_trans");
+static Datum combine_into_state(FunctionCallInfo fcinfo, void (*into)(uint8_t*, const uint8_t*, uint64_t),
+                                const char* fn, const char* what) {
+    agg_context(fcinfo, fn);
     Opened a = inspect(reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
     Opened b = open_value(PG_GETARG_DATUM(1));
-    check_compatible(a, b, "union");
-    sb::union_into(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes);
+    check_compatible(a, b, what);
+    flush_in_place(a);  // (only a bloom_agg state has pending hashes; an intersection needs them in)
+    into(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes);
     PG_RETURN_POINTER(a.v);
 }
 
+SKETCH_FUNCTION(bloom_union_trans) { return combine_into_state(fcinfo, sb::union_into, "bloom_union_trans", "union"); }
 SKETCH_FUNCTION(bloom_intersect_trans) {
-    agg_context(fcinfo, "bloom_intersect_trans");
-    Opened a = inspect(reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
-    Opened b = open_value(PG_GETARG_DATUM(1));
-    check_compatible(a, b, "intersect");
-    flush_in_place(a);
-    sb::intersect_into(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes);
-    PG_RETURN_POINTER(a.v);
+    return combine_into_state(fcinfo, sb::intersect_into, "bloom_intersect_trans", "intersect");
 }
