@@ -19,7 +19,7 @@ void put(uint8_t* p, T v) {
 }
 }  // namespace
 
-void write_header(uint8_t* out, const Geometry& g, uint64_t seed, uint32_t pending) {
+void write_header(uint8_t* out, const Geometry& g, uint64_t seed) {
     out[0] = kFormatVersion;
     out[1] = uint8_t(g.layout.kind);
     out[2] = uint8_t(g.layout.block);
@@ -27,7 +27,7 @@ void write_header(uint8_t* out, const Geometry& g, uint64_t seed, uint32_t pendi
     out[4] = uint8_t(g.layout.kp);
     out[5] = 0;
     put<uint16_t>(out + 6, uint16_t(g.layout.stride));
-    put<uint32_t>(out + 8, pending);
+    put<uint32_t>(out + 8, 0);
     put<uint64_t>(out + 12, g.bits());
     put<uint64_t>(out + 20, seed);
 }
@@ -53,14 +53,14 @@ Header read_header(const uint8_t* in, size_t len, Errc code) {
     } catch (const Error& e) {
         fail(code, "invalid bloom value: %s", e.what());
     }
-    h.pending = get<uint32_t>(in + 8);
+    if (const uint32_t reserved = get<uint32_t>(in + 8); reserved != 0)
+        fail(code, "invalid bloom value: reserved header field must be 0, got %u", reserved);
     h.seed = get<uint64_t>(in + 20);
     return h;
 }
 
 Header read_external(const uint8_t* in, size_t len, Errc code) {
     Header h = read_header(in, len, code);
-    if (h.pending != 0) fail(code, "invalid bloom value: pending-hash count must be 0, got %u", h.pending);
     if (len != external_size(h.geometry))
         fail(code, "invalid bloom value: %zu bytes, but its header (%s, %llu bits) needs %zu", len,
              format_layout(h.geometry.layout).c_str(), static_cast<unsigned long long>(h.geometry.bits()), external_size(h.geometry));

@@ -9,7 +9,7 @@
 //        4    1 K' (1..32; cbf: 1)
 //        5    1 reserved, 0
 //        6    2 stride in bytes (0 = natural)
-//        8    4 pending hashes (0 outside an aggregate's transition state)
+//        8    4 reserved, 0
 //       12    8 capacity in bits (a multiple of 8, consistent with the layout)
 //       20    8 hash seed
 //       28      the bit array, capacity / 8 bytes
@@ -32,14 +32,13 @@ constexpr uint8_t kFormatVersion = 1;
 struct Header {
     Geometry geometry;
     uint64_t seed = 0;
-    uint32_t pending = 0;
 };
 
-void write_header(uint8_t* out, const Geometry& g, uint64_t seed, uint32_t pending = 0);
+void write_header(uint8_t* out, const Geometry& g, uint64_t seed);
 // Decodes and validates the header fields (not the length that follows);
 // throws `code` with a message saying what is wrong.
 Header read_header(const uint8_t* in, size_t len, Errc code);
-// A complete external form: a valid header, no pending hashes, and exactly
+// A complete external form: a valid header and exactly
 // capacity / 8 bytes of bit array after it.
 Header read_external(const uint8_t* in, size_t len, Errc code);
 inline size_t external_size(const Geometry& g) { return kHeaderBytes + size_t(g.bytes); }

@@ -4,21 +4,21 @@
 //
 // Aggregates keep `bloom` itself as the transition state (a real type, so
 // parallel query and Citus can combine states and ship them through the
-// type's I/O). The state is mutated in place in the aggregate context:
-// nodeAgg copies a by-reference state into aggcontext only when the transition
-// function returns a different pointer (ExecAggTransReparent), so the first
-// call builds the filter in the per-tuple context and nodeAgg copies it once;
-// every later call scribbles on that copy and returns the same pointer.
-// Large states carry a buffer of pending hashes after the bit array, flushed
-// in prefetching batches (bloom_value.hpp); every function that reads a value
-// flushes pending hashes into a copy first, the final function in place.
+// type's I/O). The state is mutated in place in the aggregate context. A small
+// filter is a plain value: nodeAgg copies a by-reference state into aggcontext
+// only when the transition function returns a different pointer
+// (ExecAggTransReparent), so the first call builds the filter in the per-tuple
+// context and nodeAgg copies it once; every later call scribbles on that copy.
+// A filter of 128 kB or more is the buffered expanded object of agg_state.hpp:
+// item hashes are inserted 256 at a time with prefetching, and it becomes a
+// plain value, hashes applied, whenever it leaves the aggregate.
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 
 #include "../core/hex.hpp"
 #include "bloom_value.hpp"
-#include "agg_args.hpp"
+#include "agg_state.hpp"
 #include "guard.hpp"
 #include "huge_pages.hpp"
 #include "item_hash.hpp"
@@ -36,11 +36,11 @@ using sketch::Hash128;
 
 namespace sketch_pg {
 
-struct varlena* bloom_value_new(const sb::Geometry& g, uint64_t seed, uint32_t room) {
-    const size_t size = bloom_plain_size(g) + size_t(room) * sizeof(Hash128);
+struct varlena* bloom_value_new(const sb::Geometry& g, uint64_t seed) {
+    const size_t size = bloom_plain_size(g);
     auto* v = static_cast<struct varlena*>(palloc0(size));
     SET_VARSIZE(v, size);
-    sb::write_header(bloom_header(v), g, seed, 0);
+    sb::write_header(bloom_header(v), g, seed);
     return v;
 }
 
@@ -50,12 +50,9 @@ using namespace sketch_pg;
 
 namespace {
 
-// Pending hashes an aggregate state buffers when its array is too big for the
-// caches (prefetching pays off there); small states insert directly.
+// bloom_agg buffers item hashes (agg_state.hpp) when its array is too big
+// for the caches (prefetching pays off there); small states insert directly.
 constexpr uint64_t kBufferFromBytes = 128 * 1024;
-constexpr uint32_t kBufferRoom = 256;
-
-uint32_t room_for(const sb::Geometry& g) { return g.bytes >= kBufferFromBytes ? kBufferRoom : 0; }
 
 // Runs f; any core exception becomes ereport(ERROR) with the given SQLSTATE.
 template <typename F>
@@ -87,47 +84,22 @@ struct Opened {
     struct varlena* v;
     sb::Geometry g;
     uint64_t seed;
-    uint32_t pending;
-    uint32_t room;
 };
-
-uint32_t read_pending(struct varlena* v) {
-    uint32_t p;
-    std::memcpy(&p, bloom_header(v) + 8, sizeof p);
-    return p;
-}
-void write_pending(struct varlena* v, uint32_t p) { std::memcpy(bloom_header(v) + 8, &p, sizeof p); }
 
 // Validates the header of a detoasted value against its length.
 Opened inspect(struct varlena* v) {
     const size_t len = VARSIZE(v);
     sb::Header h = guarded([&] { return sb::read_header(bloom_header(v), len - VARHDRSZ, sketch::Errc::corrupted); });
     const size_t plain = bloom_plain_size(h.geometry);
-    if (len < plain || (len - plain) % sizeof(Hash128) != 0 || h.pending > (len - plain) / sizeof(Hash128))
+    if (len != plain)
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
                         errmsg("bloom value of %zu bytes is inconsistent with its header (%zu bytes expected)", len, plain)));
-    return Opened{v, h.geometry, h.seed, h.pending, uint32_t((len - plain) / sizeof(Hash128))};
+    return Opened{v, h.geometry, h.seed};
 }
 
-void flush_in_place(Opened& o) {
-    if (o.pending == 0) return;
-    guarded([&] { sb::insert_many(o.g, bloom_bits(o.v), bloom_pending(o.v, o.g), o.pending); });
-    o.pending = 0;
-    write_pending(o.v, 0);
-}
-
-// A value ready to read: detoasted, validated, pending hashes (only ever in
-// an aggregate's partial state) flushed into a copy.
-Opened open_value(Datum d) {
-    Opened o = inspect(reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(d)));
-    if (o.pending != 0) {
-        struct varlena* c = bloom_value_new(o.g, o.seed);
-        std::memcpy(bloom_bits(c), bloom_bits(o.v), o.g.bytes);
-        guarded([&] { sb::insert_many(o.g, bloom_bits(c), bloom_pending(o.v, o.g), o.pending); });
-        o = Opened{c, o.g, o.seed, 0, 0};
-    }
-    return o;
-}
+// A value ready to read: detoasted (a bloom_agg state is flattened, its
+// buffered hashes applied) and validated.
+Opened open_value(Datum d) { return inspect(reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(d))); }
 
 struct varlena* copy_value(const Opened& o) {
     struct varlena* c = bloom_value_new(o.g, o.seed);
@@ -172,7 +144,7 @@ const char* kind_name(sb::Kind k) {
 
 // The external (binary) form: header + bit array.
 void write_external(const Opened& o, uint8_t* out) {
-    sb::write_header(out, o.g, o.seed, 0);
+    sb::write_header(out, o.g, o.seed);
     std::memcpy(out + sb::kHeaderBytes, bloom_bits(o.v), o.g.bytes);
 }
 
@@ -201,12 +173,12 @@ SKETCH_FUNCTION(bloom_in) {
     PG_RETURN_POINTER(v);
 }
 
-// The text form straight from the value: the header (pending hashes never
-// show, see write_external), then the bit array, no intermediate copy.
+// The text form straight from the value: the header, then the bit array, no
+// intermediate copy.
 SKETCH_FUNCTION(bloom_out) {
     Opened o = open_value(PG_GETARG_DATUM(0));
     uint8_t header[sb::kHeaderBytes];
-    sb::write_header(header, o.g, o.seed, 0);
+    sb::write_header(header, o.g, o.seed);
     const size_t n = sb::kHeaderBytes + o.g.bytes;
     char* out = static_cast<char*>(palloc(sketch::hex::text_bytes(n) + 1));
     out[0] = '\\';
@@ -360,10 +332,6 @@ struct varlena* cached_filter(FunctionCallInfo fcinfo, LookupCache* c, Datum d) 
     }
     if (c->ops == nullptr || VARSIZE(v) != c->len || std::memcmp(bloom_header(v), c->header, sb::kHeaderBytes) != 0) {
         Opened o = inspect(v);
-        if (o.pending != 0) {
-            o = open_value(PointerGetDatum(v));
-            v = o.v;
-        }
         c->ops = nullptr;
         c->g = o.g;
         c->seed = o.seed;
@@ -458,9 +426,19 @@ struct AggCache {
     char layout[128];
     sb::Geometry g;
     const sb::Ops* ops;
-    uint8_t header[sb::kHeaderBytes];  // what a state of this geometry starts with (pending zeroed)
-    const void* on_huge_pages;         // the state last moved onto huge pages
+    uint8_t header[sb::kHeaderBytes];  // what a state of this geometry starts with
 };
+
+// ---- bloom_agg's transition state for a large filter (agg_state.hpp) ----
+
+struct BloomFilter {
+    sb::Geometry g;
+    const sb::Ops* ops;
+    void apply(struct varlena* flat, const Hash128* hashes, size_t n) const {
+        ops->insert_many(sb::span_for(g, bloom_bits(flat)), hashes, n);
+    }
+};
+using BloomAggState = BufferedState<BloomFilter>;
 
 MemoryContext agg_context(FunctionCallInfo fcinfo, const char* name) {
     MemoryContext aggcxt;
@@ -469,28 +447,10 @@ MemoryContext agg_context(FunctionCallInfo fcinfo, const char* name) {
     return aggcxt;
 }
 
-// Hashes from a state's buffer (or one new hash) into its bit array. At its
-// first flush a large state is moved onto huge pages: nodeAgg made it with a
-// plain copy, and with 4 KiB pages every insert is also a TLB miss.
-inline void add_hash(struct varlena* state, AggCache* c, const Hash128& h) {
-    const size_t plain = bloom_plain_size(c->g);
-    const uint32_t room = uint32_t((VARSIZE(state) - plain) / sizeof(Hash128));
-    if (room == 0) {
-        c->ops->insert_one(sb::span_for(c->g, bloom_bits(state)), h);
-        return;
-    }
-    uint32_t pending = read_pending(state);
-    Hash128* buf = bloom_pending(state, c->g);
-    buf[pending++] = h;
-    if (pending == room) {
-        if (state != c->on_huge_pages) {
-            collapse_huge(bloom_bits(state), c->g.bytes);
-            c->on_huge_pages = state;
-        }
-        c->ops->insert_many(sb::span_for(c->g, bloom_bits(state)), buf, pending);
-        pending = 0;
-    }
-    write_pending(state, pending);
+[[noreturn]] void mixed_args_error() {
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("bloom_agg: n, fpr and layout must be the same for every row of a group")));
+    pg_unreachable();
 }
 
 // The geometry of bloom_agg's n, fpr and layout arguments in this row,
@@ -518,7 +478,7 @@ void resolve_agg_args(FunctionCallInfo fcinfo, AggCache* c) {
     c->has_layout = has_layout;
     c->layout[0] = '\0';
     if (layout != nullptr) snprintf(c->layout, sizeof c->layout, "%s", layout);
-    sb::write_header(c->header, c->g, 0, 0);
+    sb::write_header(c->header, c->g, 0);
     c->resolved = true;
 }
 
@@ -537,41 +497,53 @@ SKETCH_FUNCTION(bloom_agg_trans) {
         fl->fn_extra = c;
     }
     if (!c->args_constant || unlikely(!c->resolved)) resolve_agg_args(fcinfo, c);
+    const Datum state_datum = PG_GETARG_DATUM(0);
+    if (!PG_ARGISNULL(0) && BloomAggState::is_one(state_datum)) {
+        // Large filter: buffer the hash.
+        BloomAggState* st = BloomAggState::of(state_datum);
+        if (!c->args_constant && std::memcmp(bloom_header(st->flat), c->header, sb::kHeaderBytes) != 0) mixed_args_error();
+        if (!PG_ARGISNULL(1)) st->push(hash_item(&c->hasher, PG_GETARG_DATUM(1), 0));
+        PG_RETURN_DATUM(state_datum);
+    }
     struct varlena* state;
     if (PG_ARGISNULL(0)) {
+        if (c->g.bytes >= kBufferFromBytes) {
+            BloomAggState* st =
+                BloomAggState::create(agg_context(fcinfo, "bloom_agg_trans"), "bloom_agg state", bloom_plain_size(c->g));
+            st->filter = BloomFilter{c->g, c->ops};
+            std::memcpy(bloom_header(st->flat), c->header, sb::kHeaderBytes);
+            if (!PG_ARGISNULL(1)) st->push(hash_item(&c->hasher, PG_GETARG_DATUM(1), 0));
+            PG_RETURN_DATUM(st->datum());
+        }
         // Built in the per-tuple context; nodeAgg copies it into aggcontext once.
-        state = bloom_value_new(c->g, 0, room_for(c->g));
+        state = bloom_value_new(c->g, 0);
     } else {
-        state = reinterpret_cast<struct varlena*>(DatumGetPointer(PG_GETARG_DATUM(0)));
-        if (VARATT_IS_EXTENDED(state)) state = reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
+        // A small filter: the executor's own copy in the aggregate context, updated in place.
+        state = reinterpret_cast<struct varlena*>(DatumGetPointer(state_datum));
+        if (VARATT_IS_EXTENDED(state)) state = reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(state_datum));
         // Every state of a call site with constant arguments was made by it.
-        const uint8_t* h = bloom_header(state);
-        if (!c->args_constant && (std::memcmp(h, c->header, 8) != 0 || std::memcmp(h + 12, c->header + 12, sb::kHeaderBytes - 12) != 0))
-            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                            errmsg("bloom_agg: n, fpr and layout must be the same for every row of a group")));
+        if (!c->args_constant && std::memcmp(bloom_header(state), c->header, sb::kHeaderBytes) != 0) mixed_args_error();
     }
-    if (!PG_ARGISNULL(1)) add_hash(state, c, hash_item(&c->hasher, PG_GETARG_DATUM(1), 0));
+    if (!PG_ARGISNULL(1)) c->ops->insert_one(sb::span_for(c->g, bloom_bits(state)), hash_item(&c->hasher, PG_GETARG_DATUM(1), 0));
     PG_RETURN_POINTER(state);
 }
 
-// Flushes the pending hashes and drops the buffer, in place: a logical no-op
-// on the state (later transitions, as in a window, insert directly).
+// A large filter's state as a plain bloom (agg_state.hpp: BufferedState::finish);
+// a small one is already plain.
 SKETCH_FUNCTION(bloom_agg_final) {
     if (PG_ARGISNULL(0)) PG_RETURN_NULL();
-    Opened o = inspect(reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
-    flush_in_place(o);
-    if (o.room != 0) SET_VARSIZE(o.v, bloom_plain_size(o.g));
-    PG_RETURN_POINTER(o.v);
+    if (BloomAggState::is_one(PG_GETARG_DATUM(0))) PG_RETURN_POINTER(BloomAggState::of(PG_GETARG_DATUM(0))->finish(fcinfo));
+    PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 }
 
-// Combines two bloom_agg states: bits OR-ed, the second's pending hashes added.
+// Combines two bloom_agg partial states (plain values: a partial state is
+// flattened on its way out of a worker): bits OR-ed into the first.
 SKETCH_FUNCTION(bloom_agg_combine) {
     agg_context(fcinfo, "bloom_agg_combine");
     Opened a = inspect(reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
-    Opened b = inspect(reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(1))));
+    Opened b = open_value(PG_GETARG_DATUM(1));
     check_compatible(a, b, "combine");
     sb::union_into(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes);
-    if (b.pending != 0) guarded([&] { sb::insert_many(a.g, bloom_bits(a.v), bloom_pending(b.v, b.g), b.pending); });
     PG_RETURN_POINTER(a.v);
 }
 
@@ -583,7 +555,6 @@ static Datum combine_into_state(FunctionCallInfo fcinfo, void (*into)(uint8_t*, 
     Opened a = inspect(reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
     Opened b = open_value(PG_GETARG_DATUM(1));
     check_compatible(a, b, what);
-    flush_in_place(a);  // (only a bloom_agg state has pending hashes; an intersection needs them in)
     into(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes);
     PG_RETURN_POINTER(a.v);
 }

@@ -2,11 +2,10 @@
 // structures that produce bloom values (cbf_to_bloom):
 //
 //   [4-byte varlena length][28-byte header (core/bloom_format.hpp)]
-//   [bit array, geometry.bytes][kTailPad zero bytes]
-//   [aggregate transition states only: room for pending Hash128s]
+//   [bit array, geometry.bytes, rounded up to 8][kTailPad zero bytes]
 //
 // The bit array starts at offset 32, so it is 8-byte aligned in a palloc'd
-// value. A value seen outside an aggregate has no pending hashes and no room.
+// value.
 #pragma once
 
 #include "../core/bloom.hpp"
@@ -24,14 +23,9 @@ inline uint8_t* bloom_bits(struct varlena* v) { return reinterpret_cast<uint8_t*
 inline size_t bloom_plain_size(const sketch::bloom::Geometry& g) {
     return kBloomBitsOffset + ((size_t(g.bytes) + 7) & ~size_t(7)) + sketch::bloom::kTailPad;
 }
-// Where an aggregate state's pending hashes start (8-byte aligned).
-inline sketch::Hash128* bloom_pending(struct varlena* v, const sketch::bloom::Geometry& g) {
-    return reinterpret_cast<sketch::Hash128*>(reinterpret_cast<uint8_t*>(v) + bloom_plain_size(g));
-}
-
-// A zeroed bloom value of geometry g (palloc'd in CurrentMemoryContext) with
-// room for `room` pending hashes. May ereport (out of memory): call it outside
-// guarded() and with no C++ objects alive in the frame.
-struct varlena* bloom_value_new(const sketch::bloom::Geometry& g, uint64_t seed, uint32_t room = 0);
+// A zeroed bloom value of geometry g (palloc'd in CurrentMemoryContext). May
+// ereport (out of memory): call it outside guarded() and with no C++ objects
+// alive in the frame.
+struct varlena* bloom_value_new(const sketch::bloom::Geometry& g, uint64_t seed);
 
 }  // namespace sketch_pg

@@ -4,13 +4,10 @@
 //
 // Aggregates keep a `cbf` (a real type, so Citus can split them) as their
 // transition value and update it in place. For a filter of 256 KiB of
-// counters or more, cbf_agg's state is a read/write expanded object
-// (utils/expandeddatum.h) owned by the aggregate context: the executor keeps
-// it without copying, the counters sit in memory allocated for them (huge
-// pages when large), and a buffer of item hashes is applied 256 at a time
-// with prefetching. Whenever the state leaves the aggregate (the final
-// function, a partial result sent by a parallel worker, any output) it is
-// flattened into an ordinary cbf value, buffer applied. Smaller filters, the
+// counters or more, cbf_agg's state is the buffered expanded object of
+// agg_state.hpp (item hashes applied 256 at a time with prefetching,
+// flattened into an ordinary cbf value whenever it leaves the aggregate; the
+// final function returns its value without a copy). Smaller filters, the
 // state of cbf_union_agg, and cbf_agg's in the combine step are flat cbf
 // values that AggCheckCallContext lets us modify in place.
 #include <cmath>
@@ -20,6 +17,7 @@
 #include "../core/cbf_format.hpp"
 #include "../core/hex.hpp"
 #include "bloom_value.hpp"
+#include "agg_state.hpp"
 #include "guard.hpp"
 #include "huge_pages.hpp"
 #include "item_hash.hpp"
@@ -58,82 +56,22 @@ varlena* new_value(const cbf::Geometry& g) {
     return v;
 }
 
-// ---- cbf_agg's transition state: an expanded object ----
+// ---- cbf_agg's transition state for a large filter (agg_state.hpp) ----
 
-constexpr uint32_t kBatch = 256;  // item hashes buffered before they are applied
-
-struct CbfAggState {
-    ExpandedObjectHeader hdr;
+struct CbfFilter {
     cbf::Geometry g;
-    varlena* flat;      // a cbf value: its payload, the byte form, is the state's counters
-    uint8_t* value;     // payload(flat)
-    uint32_t buffered;
-    sketch::Hash128 batch[kBatch];
+    void apply(varlena* flat, const sketch::Hash128* hashes, size_t n) const {
+        cbf::add_many(g, payload(flat) + cbf::kHeaderBytes, hashes, n);
+    }
 };
+using CbfAggState = sketch_pg::BufferedState<CbfFilter>;
 
-void apply_batch(CbfAggState* st) {
-    if (st->buffered == 0) return;
-    cbf::add_many(st->g, st->value + cbf::kHeaderBytes, st->batch, st->buffered);
-    st->buffered = 0;
-}
+inline uint8_t* counters_of(CbfAggState* st) { return payload(st->flat) + cbf::kHeaderBytes; }
 
-// Buffers a hash (the caller has made room). As two scalar stores: GCC
-// otherwise copies the returned pair through the stack as two 8-byte stores
-// and a 16-byte load, which store forwarding cannot serve (a stall per row).
-inline void push_hash(CbfAggState* st, const sketch::Hash128& h) {
-    uint64_t lo = h.lo, hi = h.hi;
-    __asm__("" : "+r"(lo), "+r"(hi));
-    sketch::Hash128& slot = st->batch[st->buffered++];
-    slot.lo = lo;
-    slot.hi = hi;
-}
-
-Size agg_state_flat_size(ExpandedObjectHeader* eohptr) {
-    auto* st = reinterpret_cast<CbfAggState*>(eohptr);
-    return VARHDRSZ + cbf::value_bytes(st->g);
-}
-
-void agg_state_flatten(ExpandedObjectHeader* eohptr, void* result, Size allocated_size) {
-    auto* st = reinterpret_cast<CbfAggState*>(eohptr);
-    apply_batch(st);  // changes nothing the value means, only where the hashes are
-    auto* v = static_cast<varlena*>(result);
-    SET_VARSIZE(v, allocated_size);
-    memcpy(payload(v), st->value, cbf::value_bytes(st->g));
-}
-
-const ExpandedObjectMethods kAggStateMethods = {agg_state_flat_size, agg_state_flatten};
-
-// What DatumGetEOHP does, inline (it runs once per row of cbf_agg).
-inline ExpandedObjectHeader* eohp_of(Datum d) {
-    varatt_expanded ptr;
-    memcpy(&ptr, VARDATA_EXTERNAL(DatumGetPointer(d)), sizeof(ptr));
-    return ptr.eohptr;
-}
-
-inline bool is_agg_state(Datum d) {
-    return VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)) && eohp_of(d)->eoh_methods == &kAggStateMethods;
-}
-
-inline CbfAggState* agg_state_of(Datum d) { return reinterpret_cast<CbfAggState*>(eohp_of(d)); }
-
-// A new state for geometry g, in a child of the aggregate context (which is
-// what lets the executor keep it without a copy).
-CbfAggState* new_agg_state(MemoryContext aggcontext, const cbf::Geometry& g, const uint8_t* counters) {
-    MemoryContext objcxt = AllocSetContextCreate(aggcontext, "cbf_agg state", ALLOCSET_SMALL_SIZES);
-    auto* st = static_cast<CbfAggState*>(MemoryContextAlloc(objcxt, sizeof(CbfAggState)));
-    EOH_init_header(&st->hdr, &kAggStateMethods, objcxt);
-    st->g = g;
-    st->buffered = 0;
-    const size_t flat_size = VARHDRSZ + cbf::value_bytes(g);
-    st->flat = static_cast<varlena*>(MemoryContextAllocHuge(objcxt, flat_size));
-    sketch_pg::advise_huge(st->flat, flat_size);
-    SET_VARSIZE(st->flat, flat_size);
-    st->value = payload(st->flat);
-    cbf::write_header(st->value, g);
-    if (counters != nullptr)
-        memcpy(st->value + cbf::kHeaderBytes, counters, g.counter_bytes());
-    else
-        memset(st->value + cbf::kHeaderBytes, 0, g.counter_bytes());
+CbfAggState* new_agg_state(MemoryContext aggcontext, const cbf::Geometry& g) {
+    CbfAggState* st = CbfAggState::create(aggcontext, "cbf_agg state", VARHDRSZ + cbf::value_bytes(g));
+    st->filter.g = g;
+    cbf::write_header(payload(st->flat), g);
     return st;
 }
 
@@ -428,14 +366,11 @@ SKETCH_FUNCTION(cbf_agg_trans) {
     MemoryContext aggcontext = require_aggregate(fcinfo, "cbf_agg_trans");
     CallCache* cache = call_cache(fcinfo, 1);
     const Datum state_datum = PG_GETARG_DATUM(0);
-    if (!PG_ARGISNULL(0) && is_agg_state(state_datum)) {
+    if (!PG_ARGISNULL(0) && CbfAggState::is_one(state_datum)) {
         // Large filter: buffer the hash.
-        CbfAggState* st = agg_state_of(state_datum);
-        check_same_geometry(fcinfo, st->g);
-        if (!PG_ARGISNULL(1)) {
-            if (st->buffered == kBatch) apply_batch(st);
-            push_hash(st, item_hash(fcinfo, cache, 1, st->g));
-        }
+        CbfAggState* st = CbfAggState::of(state_datum);
+        check_same_geometry(fcinfo, st->filter.g);
+        if (!PG_ARGISNULL(1)) st->push(item_hash(fcinfo, cache, 1, st->filter.g));
         PG_RETURN_DATUM(state_datum);
     }
     varlena* state;
@@ -443,9 +378,9 @@ SKETCH_FUNCTION(cbf_agg_trans) {
     if (PG_ARGISNULL(0)) {
         const cbf::Geometry g = geometry_from_args(fcinfo, 2, 3);
         if (g.counter_bytes() >= kExpandedMinBytes) {
-            CbfAggState* st = new_agg_state(aggcontext, g, nullptr);
-            if (!PG_ARGISNULL(1)) push_hash(st, item_hash(fcinfo, cache, 1, st->g));
-            PG_RETURN_DATUM(EOHPGetRWDatum(&st->hdr));
+            CbfAggState* st = new_agg_state(aggcontext, g);
+            if (!PG_ARGISNULL(1)) st->push(item_hash(fcinfo, cache, 1, g));
+            PG_RETURN_DATUM(st->datum());
         }
         // In the per-row context: the executor copies a new state into the
         // aggregate context itself (it does for any changed pointer).
@@ -461,25 +396,11 @@ SKETCH_FUNCTION(cbf_agg_trans) {
     PG_RETURN_POINTER(state);
 }
 
-// The state as a plain cbf, buffer applied: the state's own memory when only
-// this call will ever read the state, else a copy in the current memory
-// context, the state staying usable (a window aggregate may keep advancing it).
+// The state as a plain cbf (agg_state.hpp: BufferedState::finish).
 SKETCH_FUNCTION(cbf_agg_final) {
     require_aggregate(fcinfo, "cbf_agg_final");
-    if (!is_agg_state(PG_GETARG_DATUM(0))) PG_RETURN_DATUM(PG_GETARG_DATUM(0));  // already flat (after combine)
-    CbfAggState* st = agg_state_of(PG_GETARG_DATUM(0));
-    if (!AggStateIsShared(fcinfo)) {
-        // Only this aggregate's final function will ever see the state (no
-        // window frame or other aggregate reuses it): the result is the
-        // state's own memory, not a copy of 64 MiB of fresh pages.
-        apply_batch(st);
-        PG_RETURN_POINTER(st->flat);
-    }
-    const Size size = agg_state_flat_size(&st->hdr);
-    void* flat = palloc(size);
-    sketch_pg::advise_huge(flat, size);
-    agg_state_flatten(&st->hdr, flat, size);
-    PG_RETURN_POINTER(flat);
+    if (!CbfAggState::is_one(PG_GETARG_DATUM(0))) PG_RETURN_DATUM(PG_GETARG_DATUM(0));  // already flat (after combine)
+    PG_RETURN_POINTER(CbfAggState::of(PG_GETARG_DATUM(0))->finish(fcinfo));
 }
 
 // Combine function of cbf_agg, and transition and combine function of
@@ -490,10 +411,10 @@ SKETCH_FUNCTION(cbf_agg_combine) {
     uint8_t* into_counters;
     cbf::Geometry into_g;
     Datum result;
-    if (is_agg_state(PG_GETARG_DATUM(0))) {
-        CbfAggState* st = agg_state_of(PG_GETARG_DATUM(0));
-        into_g = st->g;
-        into_counters = st->value + cbf::kHeaderBytes;
+    if (CbfAggState::is_one(PG_GETARG_DATUM(0))) {
+        CbfAggState* st = CbfAggState::of(PG_GETARG_DATUM(0));
+        into_g = st->filter.g;
+        into_counters = counters_of(st);
         result = PG_GETARG_DATUM(0);
     } else {
         varlena* state = own_state(PG_GETARG_DATUM(0));
@@ -503,11 +424,11 @@ SKETCH_FUNCTION(cbf_agg_combine) {
         result = PointerGetDatum(state);
     }
     const Datum other_datum = PG_GETARG_DATUM(1);
-    if (is_agg_state(other_datum)) {
-        CbfAggState* other = agg_state_of(other_datum);
-        if (!into_g.compatible(other->g)) geometry_mismatch(into_g, other->g);
-        apply_batch(other);
-        cbf::merge(into_g, into_counters, other->value + cbf::kHeaderBytes);
+    if (CbfAggState::is_one(other_datum)) {
+        CbfAggState* other = CbfAggState::of(other_datum);
+        if (!into_g.compatible(other->filter.g)) geometry_mismatch(into_g, other->filter.g);
+        other->apply_batch();
+        cbf::merge(into_g, into_counters, counters_of(other));
     } else {
         auto* other = reinterpret_cast<varlena*>(PG_DETOAST_DATUM(other_datum));
         const cbf::View from = view_of(other);

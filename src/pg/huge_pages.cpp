@@ -12,10 +12,6 @@ extern "C" {
 #include "utils/memutils.h"
 }
 
-#if defined(MADV_HUGEPAGE) && !defined(MADV_COLLAPSE)
-#define MADV_COLLAPSE 25  // Linux 6.1; glibc 2.36 headers do not name it yet
-#endif
-
 namespace sketch_pg {
 
 namespace {
@@ -51,15 +47,6 @@ void advise_huge(void* p, size_t len) {
 #ifdef MADV_HUGEPAGE
     uintptr_t from, to;
     if (huge_span(p, len, &from, &to)) (void)madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
-#endif
-}
-
-void collapse_huge(void* p, size_t len) {
-#ifdef MADV_HUGEPAGE
-    uintptr_t from, to;
-    if (!huge_span(p, len, &from, &to)) return;
-    (void)madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);
-    (void)madvise(reinterpret_cast<void*>(from), to - from, MADV_COLLAPSE);
 #endif
 }
 

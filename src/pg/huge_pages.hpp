@@ -15,10 +15,6 @@ namespace sketch_pg {
 // touched yet then faults in 2 MiB at a time. Nothing for less than 4 MiB.
 void advise_huge(void* p, size_t len);
 
-// The same for memory already touched (a filter nodeAgg copied): its pages
-// are collapsed into huge pages now (MADV_COLLAPSE, Linux 6.1+).
-void collapse_huge(void* p, size_t len);
-
 // A detoasted copy of the out-of-line value `raw` in cxt whose array (after
 // `header_bytes` of varlena and format header) starts on a 2 MiB boundary and
 // is advised into huge pages before it is written, when it is 4 MiB or more. A pglz-compressed value is decompressed straight into

@@ -98,7 +98,7 @@ ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
 void create_with(const char* name, const sb::Geometry& g, uint64_t seed, uint64_t n, double fpr,
                  const uint8_t* bits) {
     StoredGeometry s{};
-    sb::write_header(s.header, g, seed, 0);
+    sb::write_header(s.header, g, seed);
     s.n = n;
     s.fpr = fpr;
     const uint64_t payload = payload_for(g);
@@ -122,7 +122,7 @@ Value read_value_arg(FunctionCallInfo fcinfo, int argno) {
     sb::Header h = sketch_pg::guarded([&] {
         return sb::read_header(sketch_pg::bloom_header(v), len - VARHDRSZ, sketch::Errc::corrupted);
     });
-    if (len < sketch_pg::bloom_plain_size(h.geometry) || h.pending != 0)
+    if (len != sketch_pg::bloom_plain_size(h.geometry))
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("malformed bloom value")));
     return Value{v, h.geometry, h.seed};
 }

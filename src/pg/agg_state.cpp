@@ -1,4 +1,4 @@
-#include "agg_args.hpp"
+#include "agg_state.hpp"
 
 extern "C" {
 #include "nodes/pg_list.h"

@@ -1,0 +1,112 @@
+// What the filter aggregates (bloom_agg, cbf_agg) share: reading their call
+// site, and the transition state of a large filter.
+//
+// A large filter's state is a read/write expanded object (utils/expandeddatum.h)
+// in a child of the aggregate context: the executor keeps it without copying,
+// the filter sits in memory allocated for it (advised into huge pages before
+// it is touched, see huge_pages.hpp), and item hashes are buffered and applied
+// kBatch at a time by the structure's prefetching insert. Whenever the state
+// leaves the aggregate (a parallel worker's partial result, any output) the
+// executor flattens it: the buffer is applied, then the value copied. The
+// final function returns the value itself when no one else can see the state.
+#pragma once
+
+#include <cstring>
+
+#include "../core/hash.hpp"
+#include "huge_pages.hpp"
+#include "pg.hpp"
+
+extern "C" {
+#include "utils/expandeddatum.h"
+#include "utils/memutils.h"
+}
+
+namespace sketch_pg {
+
+// True when every argument of the aggregate call from `first` on (0 = the
+// first aggregated argument, not the state) is a constant of the plan, as in
+// bloom_agg(x, 1000000, 0.01): parameters such as n and fpr then need
+// checking at the first row only. The transition function's own fn_expr
+// cannot tell (nodeAgg hands it placeholders), the Aggref can.
+bool aggregate_args_constant(FunctionCallInfo fcinfo, int first);
+
+constexpr uint32_t kBatch = 256;  // item hashes buffered before they are applied
+
+// Filter provides `void apply(varlena* flat, const sketch::Hash128* hashes, size_t n)`
+// (may not raise) and whatever the structure needs to know (its geometry).
+template <typename Filter>
+struct BufferedState {
+    ExpandedObjectHeader hdr;
+    varlena* flat;  // the filter as a value of its SQL type
+    Filter filter;
+    uint32_t buffered;
+    sketch::Hash128 batch[kBatch];
+
+    void apply_batch() {
+        if (buffered == 0) return;
+        filter.apply(flat, batch, buffered);
+        buffered = 0;
+    }
+
+    // Buffers a hash, applying a full batch first. As two scalar stores: GCC
+    // otherwise copies the pair through the stack as two 8-byte stores and a
+    // 16-byte load, which store forwarding cannot serve (a stall per row).
+    void push(const sketch::Hash128& h) {
+        if (buffered == kBatch) apply_batch();
+        uint64_t lo = h.lo, hi = h.hi;
+        __asm__("" : "+r"(lo), "+r"(hi));
+        sketch::Hash128& slot = batch[buffered++];
+        slot.lo = lo;
+        slot.hi = hi;
+    }
+
+    static Size flat_size(ExpandedObjectHeader* eohptr) { return VARSIZE(reinterpret_cast<BufferedState*>(eohptr)->flat); }
+    static void flatten(ExpandedObjectHeader* eohptr, void* result, Size allocated_size) {
+        auto* st = reinterpret_cast<BufferedState*>(eohptr);
+        st->apply_batch();  // changes nothing the value means, only where the hashes are
+        memcpy(result, st->flat, allocated_size);
+    }
+    static inline const ExpandedObjectMethods methods = {flat_size, flatten};
+
+    // A new state whose value (`size` bytes, zeroed, varlena header set) the
+    // caller fills in; in a child of aggcontext, which is what lets the
+    // executor keep it without a copy.
+    // `name` must be a string constant (the context keeps the pointer).
+    static BufferedState* create(MemoryContext aggcontext, const char* name, size_t size) {
+        MemoryContext objcxt = AllocSetContextCreateInternal(aggcontext, name, ALLOCSET_SMALL_SIZES);
+        auto* st = static_cast<BufferedState*>(MemoryContextAllocZero(objcxt, sizeof(BufferedState)));
+        EOH_init_header(&st->hdr, &methods, objcxt);
+        st->flat = static_cast<varlena*>(MemoryContextAllocHuge(objcxt, size));
+        advise_huge(st->flat, size);
+        memset(st->flat, 0, size);
+        SET_VARSIZE(st->flat, size);
+        return st;
+    }
+
+    // What DatumGetEOHP does, inline (it runs once per row).
+    static bool is_one(Datum d) {
+        if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d))) return false;
+        return of(d)->hdr.eoh_methods == &methods;
+    }
+    static BufferedState* of(Datum d) {
+        varatt_expanded ptr;
+        memcpy(&ptr, VARDATA_EXTERNAL(DatumGetPointer(d)), sizeof(ptr));
+        return reinterpret_cast<BufferedState*>(ptr.eohptr);
+    }
+    Datum datum() { return EOHPGetRWDatum(&hdr); }
+
+    // The final value, buffer applied: the state's own memory when only this
+    // call will ever read the state, else a copy in the current memory context,
+    // the state staying usable (a window aggregate may keep advancing it).
+    varlena* finish(FunctionCallInfo fcinfo) {
+        apply_batch();
+        if (!AggStateIsShared(fcinfo)) return flat;
+        auto* copy = static_cast<varlena*>(MemoryContextAllocHuge(CurrentMemoryContext, VARSIZE(flat)));
+        advise_huge(copy, VARSIZE(flat));
+        memcpy(copy, flat, VARSIZE(flat));
+        return copy;
+    }
+};
+
+}  // namespace sketch_pg
