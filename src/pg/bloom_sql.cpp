@@ -281,10 +281,7 @@ namespace {
 struct LookupCache {
     ItemHasher hasher;
     bool hasher_ready;
-    bool have_toast;
-    varatt_external toast;        // identity of the cached detoasted value
-    struct varlena* detoasted;   // in fn_mcxt, its bit array on huge pages when large
-    void* detoasted_base;        // what to pfree for it
+    FetchedFilter fetched;  // the stored filter read last
     uint8_t header[sb::kHeaderBytes];
     size_t len;
     sb::Geometry g;
@@ -313,20 +310,8 @@ struct varlena* cached_filter(FunctionCallInfo fcinfo, LookupCache* c, Datum d) 
     auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(d));
     struct varlena* v;
     if (VARATT_IS_EXTERNAL_ONDISK(raw)) {
-        varatt_external ptr;
-        VARATT_EXTERNAL_GET_POINTER(ptr, raw);
-        if (!c->have_toast || std::memcmp(&ptr, &c->toast, sizeof ptr) != 0) {
-            if (c->detoasted_base != nullptr) pfree(c->detoasted_base);
-            c->detoasted = nullptr;
-            c->detoasted_base = nullptr;
-            c->have_toast = false;  // until the fetch below has succeeded
-            void* base;
-            c->detoasted = detoast_huge(raw, fcinfo->flinfo->fn_mcxt, kBloomBitsOffset, &base);
-            c->detoasted_base = base;
-            c->toast = ptr;
-            c->have_toast = true;
-        }
-        v = c->detoasted;
+        // validated below, against the header validated last
+        v = fetch_filter(&c->fetched, raw, fcinfo->flinfo->fn_mcxt, kBloomBitsOffset, [](struct varlena*) {});
     } else {
         v = reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(d));
     }

@@ -95,11 +95,8 @@ cbf::Geometry geometry_from_args(FunctionCallInfo fcinfo, int capacity_arg, int 
 struct CallCache {
     sketch_pg::ItemHasher hasher;
     bool hasher_ready;
-    Oid toastrelid;
-    Oid valueid;
-    varlena* flat;     // the detoasted filter, counters on huge pages when large
-    void* flat_alloc;  // what to pfree for it
-    cbf::View view;
+    sketch_pg::FetchedFilter fetched;  // the stored filter read last
+    cbf::View view;                    // of fetched.value
     // cbf_agg_trans on a flat state: the state seen last and its header.
     varlena* state;
     uint32 state_size;
@@ -131,10 +128,7 @@ inline CallCache* call_cache(FunctionCallInfo fcinfo, int item_arg) {
 // fetched (the per-row case of a filter from a subquery), else nullptr.
 inline const cbf::View* cached_arg(FunctionCallInfo fcinfo, int argno, const CallCache* cache) {
     auto* raw = reinterpret_cast<varlena*>(DatumGetPointer(PG_GETARG_DATUM(argno)));
-    if (cache->flat == nullptr || !VARATT_IS_EXTERNAL_ONDISK(raw)) return nullptr;
-    struct varatt_external pointer;
-    VARATT_EXTERNAL_GET_POINTER(pointer, raw);
-    if (cache->valueid != pointer.va_valueid || cache->toastrelid != pointer.va_toastrelid) return nullptr;
+    if (!VARATT_IS_EXTERNAL_ONDISK(raw) || !sketch_pg::holds(&cache->fetched, raw)) return nullptr;
     return &cache->view;
 }
 
@@ -142,20 +136,8 @@ inline const cbf::View* cached_arg(FunctionCallInfo fcinfo, int argno, const Cal
 cbf::View read_arg(FunctionCallInfo fcinfo, int argno, CallCache* cache) {
     auto* raw = reinterpret_cast<varlena*>(DatumGetPointer(PG_GETARG_DATUM(argno)));
     if (cache != nullptr && VARATT_IS_EXTERNAL_ONDISK(raw)) {
-        struct varatt_external pointer;
-        VARATT_EXTERNAL_GET_POINTER(pointer, raw);
-        if (cache->flat == nullptr || cache->valueid != pointer.va_valueid || cache->toastrelid != pointer.va_toastrelid) {
-            if (cache->flat_alloc != nullptr) pfree(cache->flat_alloc);
-            cache->flat = nullptr;
-            cache->flat_alloc = nullptr;
-            void* base = nullptr;
-            varlena* flat = sketch_pg::detoast_huge(raw, fcinfo->flinfo->fn_mcxt, VARHDRSZ + cbf::kHeaderBytes, &base);
-            cache->view = view_of(flat);
-            cache->flat = flat;
-            cache->flat_alloc = base;
-            cache->valueid = pointer.va_valueid;
-            cache->toastrelid = pointer.va_toastrelid;
-        }
+        sketch_pg::fetch_filter(&cache->fetched, raw, fcinfo->flinfo->fn_mcxt, VARHDRSZ + cbf::kHeaderBytes,
+                                [&](varlena* v) { cache->view = view_of(v); });
         return cache->view;
     }
     return view_of(reinterpret_cast<varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(argno))));

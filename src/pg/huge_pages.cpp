@@ -6,7 +6,6 @@
 #include <cstring>
 
 extern "C" {
-#include "access/detoast.h"
 #include "access/toast_compression.h"
 #include "common/pg_lzcompress.h"
 #include "utils/memutils.h"
