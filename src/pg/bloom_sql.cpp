@@ -280,7 +280,6 @@ namespace {
 // lookup per row neither re-validates nor re-detoasts the same filter.
 struct LookupCache {
     ItemHasher hasher;
-    bool hasher_ready;
     FetchedFilter fetched;  // the stored filter read last
     uint8_t header[sb::kHeaderBytes];
     size_t len;
@@ -297,11 +296,7 @@ LookupCache* lookup_cache(FunctionCallInfo fcinfo, int item_arg) {
         c = static_cast<LookupCache*>(MemoryContextAllocZero(fl->fn_mcxt, sizeof(LookupCache)));
         fl->fn_extra = c;
     }
-    // A call site's item type never changes: resolve it once.
-    if (!c->hasher_ready) {
-        item_hasher_init(&c->hasher, get_fn_expr_argtype(fl, item_arg), fl->fn_mcxt);
-        c->hasher_ready = true;
-    }
+    call_site_hasher(&c->hasher, fcinfo, item_arg);  // a call site's item type never changes
     return c;
 }
 

@@ -94,7 +94,6 @@ cbf::Geometry geometry_from_args(FunctionCallInfo fcinfo, int capacity_arg, int 
 // rather than once per row.
 struct CallCache {
     sketch_pg::ItemHasher hasher;
-    bool hasher_ready;
     sketch_pg::FetchedFilter fetched;  // the stored filter read last
     cbf::View view;                    // of fetched.value
     // cbf_agg_trans on a flat state: the state seen last and its header.
@@ -110,17 +109,14 @@ CallCache* call_cache_init(FunctionCallInfo fcinfo, int item_arg) {
         cache = static_cast<CallCache*>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallCache)));
         fcinfo->flinfo->fn_extra = cache;
     }
-    if (item_arg >= 0 && !cache->hasher_ready) {
-        sketch_pg::item_hasher_init(&cache->hasher, get_fn_expr_argtype(fcinfo->flinfo, item_arg), fcinfo->flinfo->fn_mcxt);
-        cache->hasher_ready = true;
-    }
+    if (item_arg >= 0) sketch_pg::call_site_hasher(&cache->hasher, fcinfo, item_arg);
     return cache;
 }
 
 // Per row: only a pointer test once the cache is set up.
 inline CallCache* call_cache(FunctionCallInfo fcinfo, int item_arg) {
     auto* cache = static_cast<CallCache*>(fcinfo->flinfo->fn_extra);
-    if (likely(cache != nullptr && (item_arg < 0 || cache->hasher_ready))) return cache;
+    if (likely(cache != nullptr && (item_arg < 0 || cache->hasher.typid != InvalidOid))) return cache;
     return call_cache_init(fcinfo, item_arg);
 }
 

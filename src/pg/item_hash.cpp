@@ -34,7 +34,6 @@ static ItemKind kind_for(Oid base) {
 void item_hasher_init(ItemHasher* hasher, Oid typid, MemoryContext mcxt) {
     if (!OidIsValid(typid))
         ereport(ERROR, (errcode(ERRCODE_INDETERMINATE_DATATYPE), errmsg("could not determine the type of the item to hash")));
-    hasher->typid = typid;
     // The types kind_for knows are base types: only the others may be
     // domains (a syscache lookup, once per call site).
     hasher->kind = kind_for(typid);
@@ -45,6 +44,7 @@ void item_hasher_init(ItemHasher* hasher, Oid typid, MemoryContext mcxt) {
         getTypeOutputInfo(typid, &output_fn, &is_varlena);
         fmgr_info_cxt(output_fn, &hasher->output, mcxt);
     }
+    hasher->typid = typid;  // last: set up only if nothing above raised
 }
 
 const ItemHasher* item_hasher_for_arg(FunctionCallInfo fcinfo, int argno) {
@@ -53,10 +53,9 @@ const ItemHasher* item_hasher_for_arg(FunctionCallInfo fcinfo, int argno) {
     auto* hasher = static_cast<ItemHasher*>(flinfo->fn_extra);
     if (hasher == nullptr) {
         hasher = static_cast<ItemHasher*>(MemoryContextAllocZero(flinfo->fn_mcxt, sizeof(ItemHasher)));
-        item_hasher_init(hasher, get_fn_expr_argtype(flinfo, argno), flinfo->fn_mcxt);
         flinfo->fn_extra = hasher;
     }
-    return hasher;
+    return call_site_hasher(hasher, fcinfo, argno);
 }
 
 // Varlena bytes, detoasted: a compressed or external value hashes as inline.

@@ -23,7 +23,7 @@ enum class ItemKind : uint8_t {
 };
 
 struct ItemHasher {
-    Oid typid;
+    Oid typid;  // InvalidOid (a zeroed hasher): not set up yet
     ItemKind kind;
     FmgrInfo output;  // used only for ItemKind::text_output
 };
@@ -31,6 +31,13 @@ struct ItemHasher {
 // Fills a hasher for values of typid (domains resolve to their base type).
 // output's memory lives in mcxt.
 void item_hasher_init(ItemHasher* hasher, Oid typid, MemoryContext mcxt);
+
+// h, set up for argument argno of this call site at its first use.
+inline const ItemHasher* call_site_hasher(ItemHasher* h, FunctionCallInfo fcinfo, int argno) {
+    if (unlikely(h->typid == InvalidOid))
+        item_hasher_init(h, get_fn_expr_argtype(fcinfo->flinfo, argno), fcinfo->flinfo->fn_mcxt);
+    return h;
+}
 
 // The hasher for argument argno of the current call, cached in fn_extra.
 // Only for functions that use fn_extra for nothing else.

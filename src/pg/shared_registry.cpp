@@ -477,12 +477,7 @@ Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need)
 const ItemHasher* cached_hasher(FunctionCallInfo fcinfo, int argno) {
     // A call site's argument types are fixed (its FmgrInfo belongs to one
     // expression), so the type is looked up once, not per row.
-    CallCache* cc = call_cache(fcinfo);
-    if (likely(cc->hasher_ready)) return &cc->hasher;
-    const Oid typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
-    item_hasher_init(&cc->hasher, typid, fcinfo->flinfo->fn_mcxt);
-    cc->hasher_ready = true;
-    return &cc->hasher;
+    return call_site_hasher(&call_cache(fcinfo)->hasher, fcinfo, argno);
 }
 
 void array_elements(ArrayType* items, Datum** values, bool** nulls, int* n) {
@@ -498,10 +493,7 @@ sketch::Hash128* hash_array_arg(FunctionCallInfo fcinfo, int argno, uint64_t see
     ArrayType* items = PG_GETARG_ARRAYTYPE_P(argno);
     const Oid elem = ARR_ELEMTYPE(items);
     CallCache* cc = call_cache(fcinfo);
-    if (!cc->hasher_ready || cc->hasher.typid != elem) {
-        item_hasher_init(&cc->hasher, elem, fcinfo->flinfo->fn_mcxt);
-        cc->hasher_ready = true;
-    }
+    if (cc->hasher.typid != elem) item_hasher_init(&cc->hasher, elem, fcinfo->flinfo->fn_mcxt);
     Datum* values;
     bool* nulls;
     int n;

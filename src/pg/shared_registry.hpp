@@ -58,7 +58,6 @@ struct CallCache {
     Entry* entry;
     uint32 kind;
     uint8 need;
-    bool hasher_ready;
     ItemHasher hasher;
 };
 
@@ -78,7 +77,7 @@ const ItemHasher* cached_hasher(FunctionCallInfo fcinfo, int argno);
 // The digest of item argument argno (anycompatible), as sketch_hash computes it.
 inline sketch::Hash128 hash_arg(FunctionCallInfo fcinfo, int argno, uint64_t seed) {
     const auto* cc = static_cast<const CallCache*>(fcinfo->flinfo->fn_extra);
-    const ItemHasher* hasher = likely(cc != nullptr && cc->hasher_ready) ? &cc->hasher : cached_hasher(fcinfo, argno);
+    const ItemHasher* hasher = likely(cc != nullptr && cc->hasher.typid != InvalidOid) ? &cc->hasher : cached_hasher(fcinfo, argno);
     return hash_item(hasher, PG_GETARG_DATUM(argno), seed);
 }
 
