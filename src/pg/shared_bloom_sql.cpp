@@ -127,8 +127,6 @@ Value read_value_arg(FunctionCallInfo fcinfo, int argno) {
     return Value{v, h.geometry, h.seed};
 }
 
-bool frozen_under_lock(ss::Entry* e) { return ss::is_frozen(e); }
-
 }  // namespace
 
 SKETCH_FUNCTION(shared_bloom_create) {
@@ -191,14 +189,7 @@ SKETCH_FUNCTION(shared_bloom_clear) {
     ss::Entry* e = open_arg(fcinfo, ss::kWrite);
     ss::check_mutable(e);
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
-    ss::lock_exclusive(e);
-    if (frozen_under_lock(e)) {
-        ss::unlock_exclusive(e);
-        ss::check_mutable(e);
-    }
-    memset(e->map.payload(), 0, p.g.bytes);
-    sh::add_ops(e->map.header(), 1);
-    ss::unlock_exclusive(e);
+    ss::change_exclusive(e, [&] { memset(e->map.payload(), 0, p.g.bytes); });
     PG_RETURN_VOID();
 }
 
@@ -219,14 +210,7 @@ SKETCH_FUNCTION(shared_bloom_merge) {
                                   theirs, (unsigned long long)v.g.bits(), (long long)v.seed, ours,
                                   (unsigned long long)p.g.bits(), (long long)p.seed)));
     }
-    ss::lock_exclusive(e);
-    if (frozen_under_lock(e)) {
-        ss::unlock_exclusive(e);
-        ss::check_mutable(e);
-    }
-    sb::union_into(e->map.payload(), sketch_pg::bloom_bits(v.v), p.g.bytes);
-    sh::add_ops(e->map.header(), 1);
-    ss::unlock_exclusive(e);
+    ss::change_exclusive(e, [&] { sb::union_into(e->map.payload(), sketch_pg::bloom_bits(v.v), p.g.bytes); });
     PG_RETURN_VOID();
 }
 
@@ -234,13 +218,7 @@ SKETCH_FUNCTION(shared_bloom_snapshot) {
     ss::Entry* e = open_arg(fcinfo, ss::kRead);
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
     struct varlena* out = sketch_pg::bloom_value_new(p.g, p.seed);  // before the lock: palloc may raise
-    if (ss::is_frozen(e)) {
-        memcpy(sketch_pg::bloom_bits(out), e->map.payload(), p.g.bytes);
-    } else {
-        ss::lock_exclusive(e);
-        memcpy(sketch_pg::bloom_bits(out), e->map.payload(), p.g.bytes);
-        ss::unlock_exclusive(e);
-    }
+    ss::read_exclusive(e, [&] { memcpy(sketch_pg::bloom_bits(out), e->map.payload(), p.g.bytes); });
     PG_RETURN_POINTER(out);
 }
 

@@ -92,9 +92,6 @@ ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
     return ss::open_cached(fcinfo, PG_GETARG_TEXT_PP(0), kCbf, need);
 }
 
-// The frozen check again under the lock (a freeze may have won the race).
-bool frozen_under_lock(ss::Entry* e) { return ss::is_frozen(e); }
-
 // Starts fetching the item's counter lines (for writing) so that the cache
 // misses of a large filter overlap each other and the lock acquisition.
 inline void prefetch_counters(const cbf::Geometry& g, const uint8_t* counters, const sketch::Hash128& h) {
@@ -177,14 +174,8 @@ SKETCH_FUNCTION(shared_cbf_remove) {
     ss::check_mutable(e);
     const cbf::Geometry g = geometry(e);
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
-    ss::lock_exclusive(e);
-    if (frozen_under_lock(e)) {
-        ss::unlock_exclusive(e);
-        ss::check_mutable(e);
-    }
-    const bool removed = cbf::remove(g, e->map.payload(), h);
-    sh::add_ops(e->map.header(), 1);
-    ss::unlock_exclusive(e);
+    bool removed = false;
+    ss::change_exclusive(e, [&] { removed = cbf::remove(g, e->map.payload(), h); });
     PG_RETURN_BOOL(removed);
 }
 
@@ -192,14 +183,7 @@ SKETCH_FUNCTION(shared_cbf_clear) {
     ss::Entry* e = open_arg(fcinfo, ss::kWrite);
     ss::check_mutable(e);
     const cbf::Geometry g = geometry(e);
-    ss::lock_exclusive(e);
-    if (frozen_under_lock(e)) {
-        ss::unlock_exclusive(e);
-        ss::check_mutable(e);
-    }
-    cbf::clear(g, e->map.payload());
-    sh::add_ops(e->map.header(), 1);
-    ss::unlock_exclusive(e);
+    ss::change_exclusive(e, [&] { cbf::clear(g, e->map.payload()); });
     PG_RETURN_VOID();
 }
 
@@ -218,14 +202,7 @@ SKETCH_FUNCTION(shared_cbf_merge) {
                                "(%llu counters, %u hashes)",
                                (unsigned long long)other.g.m, other.g.k, e->name, (unsigned long long)g.m, g.k),
                         errhint("Both must be created with the same capacity and fpr.")));
-    ss::lock_exclusive(e);
-    if (frozen_under_lock(e)) {
-        ss::unlock_exclusive(e);
-        ss::check_mutable(e);
-    }
-    cbf::merge(g, e->map.payload(), other.counters);
-    sh::add_ops(e->map.header(), 1);
-    ss::unlock_exclusive(e);
+    ss::change_exclusive(e, [&] { cbf::merge(g, e->map.payload(), other.counters); });
     PG_RETURN_VOID();
 }
 
@@ -248,13 +225,7 @@ SKETCH_FUNCTION(shared_cbf_snapshot) {
     SET_VARSIZE(out, len);
     auto* bytes = reinterpret_cast<uint8_t*>(VARDATA(out));
     cbf::write_header(bytes, g);
-    if (ss::is_frozen(e)) {
-        memcpy(bytes + cbf::kHeaderBytes, e->map.payload(), g.counter_bytes());
-    } else {
-        ss::lock_exclusive(e);  // a point-in-time copy: no add in flight
-        memcpy(bytes + cbf::kHeaderBytes, e->map.payload(), g.counter_bytes());
-        ss::unlock_exclusive(e);
-    }
+    ss::read_exclusive(e, [&] { memcpy(bytes + cbf::kHeaderBytes, e->map.payload(), g.counter_bytes()); });
     PG_RETURN_POINTER(out);
 }
 

@@ -132,6 +132,34 @@ int64 add_hashes_shared(Entry* e, const sketch::Hash128* hashes, int n, Insert i
     return fresh;
 }
 
+// Runs change() (must not raise) under the exclusive lock and counts one op;
+// raises 55000 if the object was frozen before the lock was taken (a freeze
+// may have won the race with the caller's check_mutable).
+template <typename Change>
+void change_exclusive(Entry* e, Change change) {
+    lock_exclusive(e);
+    if (is_frozen(e)) {
+        unlock_exclusive(e);
+        check_mutable(e);
+    }
+    change();
+    sketch::shared::add_ops(e->map.header(), 1);
+    unlock_exclusive(e);
+}
+
+// Runs read() (must not raise) on a point-in-time state of the object: under
+// the exclusive lock (no add in flight), or with no lock once it is frozen.
+template <typename Read>
+void read_exclusive(Entry* e, Read read) {
+    if (is_frozen(e)) {
+        read();
+        return;
+    }
+    lock_exclusive(e);
+    read();
+    unlock_exclusive(e);
+}
+
 // Creates a catalog row and the file (transactionally: the file is removed
 // if the transaction, or subtransaction, rolls back).
 void create_object(const char* name, sketch::shared::Kind kind, const uint8_t* geometry, uint32_t geometry_len,
