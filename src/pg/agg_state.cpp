@@ -7,6 +7,13 @@ extern "C" {
 
 namespace sketch_pg {
 
+MemoryContext aggregate_context(FunctionCallInfo fcinfo, const char* name) {
+    MemoryContext aggcontext;
+    if (!AggCheckCallContext(fcinfo, &aggcontext))
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("%s called in non-aggregate context", name)));
+    return aggcontext;
+}
+
 bool aggregate_args_constant(FunctionCallInfo fcinfo, int first) {
     const Aggref* ref = AggGetAggref(fcinfo);
     if (ref == nullptr) return false;

@@ -1,5 +1,6 @@
-// What the filter aggregates (bloom_agg, cbf_agg) share: reading their call
-// site, and the transition state of a large filter.
+// What the aggregates share: their memory context and call site, and (the
+// filter aggregates, bloom_agg and cbf_agg) the transition state of a large
+// filter.
 //
 // A large filter's state is a read/write expanded object (utils/expandeddatum.h)
 // in a child of the aggregate context: the executor keeps it without copying,
@@ -23,6 +24,10 @@ extern "C" {
 }
 
 namespace sketch_pg {
+
+// The aggregate context of an aggregate support function; raises 0A000
+// naming the function when it is called as a plain function.
+MemoryContext aggregate_context(FunctionCallInfo fcinfo, const char* name);
 
 // True when every argument of the aggregate call from `first` on (0 = the
 // first aggregated argument, not the state) is a constant of the plan, as in

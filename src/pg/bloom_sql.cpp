@@ -420,13 +420,6 @@ struct BloomFilter {
 };
 using BloomAggState = BufferedState<BloomFilter>;
 
-MemoryContext agg_context(FunctionCallInfo fcinfo, const char* name) {
-    MemoryContext aggcxt;
-    if (!AggCheckCallContext(fcinfo, &aggcxt))
-        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("%s called in non-aggregate context", name)));
-    return aggcxt;
-}
-
 [[noreturn]] void mixed_args_error() {
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("bloom_agg: n, fpr and layout must be the same for every row of a group")));
@@ -470,7 +463,7 @@ SKETCH_FUNCTION(bloom_agg_trans) {
     auto* c = static_cast<AggCache*>(fl->fn_extra);
     if (unlikely(c == nullptr)) {
         // A call site is an aggregate's or not for good: check once.
-        agg_context(fcinfo, "bloom_agg_trans");
+        aggregate_context(fcinfo, "bloom_agg_trans");
         c = static_cast<AggCache*>(MemoryContextAllocZero(fl->fn_mcxt, sizeof(AggCache)));
         item_hasher_init(&c->hasher, get_fn_expr_argtype(fl, 1), fl->fn_mcxt);
         c->args_constant = aggregate_args_constant(fcinfo, 1);
@@ -489,7 +482,7 @@ SKETCH_FUNCTION(bloom_agg_trans) {
     if (PG_ARGISNULL(0)) {
         if (c->g.bytes >= kBufferFromBytes) {
             BloomAggState* st =
-                BloomAggState::create(agg_context(fcinfo, "bloom_agg_trans"), "bloom_agg state", bloom_plain_size(c->g));
+                BloomAggState::create(aggregate_context(fcinfo, "bloom_agg_trans"), "bloom_agg state", bloom_plain_size(c->g));
             st->filter = BloomFilter{c->g, c->ops};
             std::memcpy(bloom_header(st->flat), c->header, sb::kHeaderBytes);
             if (!PG_ARGISNULL(1)) st->push(hash_item(&c->hasher, PG_GETARG_DATUM(1), 0));
@@ -519,7 +512,7 @@ SKETCH_FUNCTION(bloom_agg_final) {
 // Combines two bloom_agg partial states (plain values: a partial state is
 // flattened on its way out of a worker): bits OR-ed into the first.
 SKETCH_FUNCTION(bloom_agg_combine) {
-    agg_context(fcinfo, "bloom_agg_combine");
+    aggregate_context(fcinfo, "bloom_agg_combine");
     Opened a = inspect(reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
     Opened b = open_value(PG_GETARG_DATUM(1));
     check_compatible(a, b, "combine");
@@ -531,7 +524,7 @@ SKETCH_FUNCTION(bloom_agg_combine) {
 // the first input (copied into aggcontext by nodeAgg), then modified in place.
 static Datum combine_into_state(FunctionCallInfo fcinfo, void (*into)(uint8_t*, const uint8_t*, uint64_t),
                                 const char* fn, const char* what) {
-    agg_context(fcinfo, fn);
+    aggregate_context(fcinfo, fn);
     Opened a = inspect(reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
     Opened b = open_value(PG_GETARG_DATUM(1));
     check_compatible(a, b, what);

@@ -159,13 +159,6 @@ sketch::Hash128 item_hash(FunctionCallInfo fcinfo, CallCache* cache, int argno, 
     pg_unreachable();
 }
 
-MemoryContext require_aggregate(FunctionCallInfo fcinfo, const char* name) {
-    MemoryContext aggcontext;
-    if (!AggCheckCallContext(fcinfo, &aggcontext))
-        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("%s may only be called as part of an aggregate", name)));
-    return aggcontext;
-}
-
 // The transition value, writable in place: the executor's own 4-byte-header
 // copy when it is one; otherwise (the first input of cbf_union_agg may be a
 // TOAST pointer or short-header value) a plain copy the executor then adopts.
@@ -341,7 +334,7 @@ inline void check_same_geometry(FunctionCallInfo fcinfo, const cbf::Geometry& g)
 // cbf_agg(item, capacity [, fpr]): not strict, so that the first row can
 // create the state from capacity and fpr. NULL items are skipped.
 SKETCH_FUNCTION(cbf_agg_trans) {
-    MemoryContext aggcontext = require_aggregate(fcinfo, "cbf_agg_trans");
+    MemoryContext aggcontext = sketch_pg::aggregate_context(fcinfo, "cbf_agg_trans");
     CallCache* cache = call_cache(fcinfo, 1);
     const Datum state_datum = PG_GETARG_DATUM(0);
     if (!PG_ARGISNULL(0) && CbfAggState::is_one(state_datum)) {
@@ -376,7 +369,7 @@ SKETCH_FUNCTION(cbf_agg_trans) {
 
 // The state as a plain cbf (agg_state.hpp: BufferedState::finish).
 SKETCH_FUNCTION(cbf_agg_final) {
-    require_aggregate(fcinfo, "cbf_agg_final");
+    sketch_pg::aggregate_context(fcinfo, "cbf_agg_final");
     if (!CbfAggState::is_one(PG_GETARG_DATUM(0))) PG_RETURN_DATUM(PG_GETARG_DATUM(0));  // already flat (after combine)
     PG_RETURN_POINTER(CbfAggState::of(PG_GETARG_DATUM(0))->finish(fcinfo));
 }
@@ -384,8 +377,7 @@ SKETCH_FUNCTION(cbf_agg_final) {
 // Combine function of cbf_agg, and transition and combine function of
 // cbf_union_agg: counter-wise saturating merge into the first argument.
 SKETCH_FUNCTION(cbf_agg_combine) {
-    MemoryContext aggcontext = require_aggregate(fcinfo, "cbf_agg_combine");
-    (void)aggcontext;
+    sketch_pg::aggregate_context(fcinfo, "cbf_agg_combine");
     uint8_t* into_counters;
     cbf::Geometry into_g;
     Datum result;

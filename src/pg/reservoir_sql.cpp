@@ -21,6 +21,7 @@
 
 #include "../core/hash.hpp"
 #include "../core/reservoir.hpp"
+#include "agg_state.hpp"
 #include "guard.hpp"
 #include "module.hpp"
 #include "pg.hpp"
@@ -485,13 +486,6 @@ Expanded* expanded_from_view(MemoryContext parent, const View& v, uint64 seed) {
     return r;
 }
 
-MemoryContext aggregate_context(FunctionCallInfo fcinfo, const char* name) {
-    MemoryContext aggcontext;
-    if (!AggCheckCallContext(fcinfo, &aggcontext))
-        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("%s called in non-aggregate context", name)));
-    return aggcontext;
-}
-
 // The state argument ready to be modified in place: ours if it is a
 // read/write expanded reservoir, else an expanded copy.
 Expanded* writable_state(FunctionCallInfo fcinfo, MemoryContext aggcontext, uint64 salt) {
@@ -596,13 +590,13 @@ SKETCH_FUNCTION(reservoir_trans) {
     Expanded* r;
     if (likely(!PG_ARGISNULL(0))) {
         if (PG_ARGISNULL(1) || (weighted && PG_ARGISNULL(3))) PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-        MemoryContext aggcontext = aggregate_context(fcinfo, "reservoir_sample_trans");
+        MemoryContext aggcontext = sketch_pg::aggregate_context(fcinfo, "reservoir_sample_trans");
         r = writable_state(fcinfo, aggcontext, kSaltSample);
         if (unlikely(PG_ARGISNULL(2) || PG_GETARG_INT32(2) != r->k))
             ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                             errmsg("reservoir size k must be the same for every row of a group")));
     } else {
-        MemoryContext aggcontext = aggregate_context(fcinfo, "reservoir_sample_trans");
+        MemoryContext aggcontext = sketch_pg::aggregate_context(fcinfo, "reservoir_sample_trans");
         if (PG_ARGISNULL(1) || (weighted && PG_ARGISNULL(3))) PG_RETURN_NULL();
         const int32 k = checked_k(fcinfo, 2);
         r = expanded_create(aggcontext, item_elem(fcinfo, 1), weighted, k, state_seed(fcinfo, kSaltSample));
@@ -620,7 +614,7 @@ SKETCH_FUNCTION(reservoir_trans) {
 // reservoir_combine(state, state): the combine function of every aggregate
 // here, and reservoir_union_agg's transition function.
 SKETCH_FUNCTION(reservoir_combine) {
-    MemoryContext aggcontext = aggregate_context(fcinfo, "reservoir_combine");
+    MemoryContext aggcontext = sketch_pg::aggregate_context(fcinfo, "reservoir_combine");
     if (PG_ARGISNULL(1)) {
         if (PG_ARGISNULL(0)) PG_RETURN_NULL();
         PG_RETURN_DATUM(PG_GETARG_DATUM(0));
