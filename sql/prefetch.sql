@@ -1,0 +1,389 @@
+-- The prefetching scan (Custom Scan SketchPrefetch): a pure performance hint.
+-- Every query here gives the same answer with sketchshare.prefetch on and off;
+-- the plans show where the node replaces a Seq Scan and where it must not.
+SET extra_float_digits = 0;
+SHOW sketchshare.prefetch;
+SET sketchshare.prefetch = 'maybe';
+SET sketchshare.prefetch = off;
+SHOW sketchshare.prefetch;
+RESET sketchshare.prefetch;
+
+-- pg_temp.check(q): runs q with prefetch on and off; reports whether the node
+-- is in each plan and whether the results (all rows, sorted) are identical.
+CREATE FUNCTION pg_temp.check(q text, OUT node_on bool, OUT node_off bool, OUT identical bool, OUT result text)
+LANGUAGE plpgsql AS $$
+DECLARE
+    saved text := current_setting('sketchshare.prefetch');
+    line text;
+    r_off text;
+BEGIN
+    node_on := false;
+    node_off := false;
+    PERFORM set_config('sketchshare.prefetch', 'on', true);
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        node_on := node_on OR line LIKE '%SketchPrefetch%';
+    END LOOP;
+    EXECUTE format('SELECT string_agg(r::text, '' '' ORDER BY r::text) FROM (%s) r', q) INTO result;
+    PERFORM set_config('sketchshare.prefetch', 'off', true);
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        node_off := node_off OR line LIKE '%SketchPrefetch%';
+    END LOOP;
+    EXECUTE format('SELECT string_agg(r::text, '' '' ORDER BY r::text) FROM (%s) r', q) INTO r_off;
+    PERFORM set_config('sketchshare.prefetch', saved, true);
+    identical := result IS NOT DISTINCT FROM r_off;
+END $$;
+
+-- 20000 rows: items of several types with NULLs; s is short text except for
+-- 20 long values compressed in line and 10 stored out of line uncompressed.
+CREATE DOMAIN pg_temp.pf_int AS int;
+CREATE TABLE pf_t (id int, i4 int, i8 bigint, s text, u uuid, v varchar(40), d pg_temp.pf_int);
+INSERT INTO pf_t
+SELECT i, CASE WHEN i % 97 <> 0 THEN i END, i * 1000003::bigint,
+       CASE WHEN i % 89 = 0 THEN NULL
+            WHEN i <= 20 THEN repeat(md5(i::text), 100)
+            WHEN i <= 30 THEN (SELECT string_agg(md5(i::text || j), '') FROM generate_series(1, 100) j)
+            ELSE md5(i::text) END,
+       CASE WHEN i % 83 <> 0 THEN md5(i::text)::uuid END,
+       'v' || i, i
+FROM generate_series(1, 20000) i;
+ANALYZE pf_t;
+SELECT count(*) FILTER (WHERE pg_column_compression(s) = 'pglz') AS compressed_s,
+       count(*) FILTER (WHERE pg_column_compression(s) IS NULL AND octet_length(s) > 2000) AS external_s,
+       count(*) FILTER (WHERE s IS NULL) AS null_s, count(*) FILTER (WHERE i4 IS NULL) AS null_i4,
+       count(*) FILTER (WHERE u IS NULL) AS null_u
+FROM pf_t;
+
+-- Stored filters of the members id % 3 = 0, in several layouts, large enough
+-- to be TOASTed; cbf_i8 counts the members with id % 6 = 0 twice; small_cbf
+-- stays in line; null_bloom is NULL.
+CREATE TABLE pf_filters (name text, b bloom, c cbf);
+INSERT INTO pf_filters
+SELECT 'classic_i8', bloom_agg(i8, 20000, 0.01, 'classic'), NULL::cbf FROM pf_t WHERE id % 3 = 0
+UNION ALL SELECT 'block_i4', bloom_agg(i4, 20000, 0.01, 'block<uint64[8]>'), NULL FROM pf_t WHERE id % 3 = 0
+UNION ALL SELECT 'fmb32_s', bloom_agg(s, 20000, 0.01), NULL FROM pf_t WHERE id % 3 = 0
+UNION ALL SELECT 'fmb64_u', bloom_agg(u, 20000, 0.0001, 'fast_multiblock64'), NULL FROM pf_t WHERE id % 3 = 0
+UNION ALL SELECT 'stride_i8', bloom_agg(i8, 20000, 0.01, '2*block<uint64,3>/2'), NULL FROM pf_t WHERE id % 3 = 0
+UNION ALL SELECT 'multiblock_v', bloom_agg(v, 20000, 0.01, 'multiblock<uint32,5>'), NULL FROM pf_t WHERE id % 3 = 0
+UNION ALL SELECT 'cbf_i8', NULL::bloom, cbf_agg(i8, 20000)
+          FROM (SELECT i8 FROM pf_t WHERE id % 3 = 0 UNION ALL SELECT i8 FROM pf_t WHERE id % 6 = 0) m
+UNION ALL SELECT 'cbf_s', NULL, cbf_agg(s, 20000) FROM pf_t WHERE id % 3 = 0
+UNION ALL SELECT 'small_cbf', NULL, cbf_agg(i4, 20, 0.5) FROM pf_t WHERE id <= 10
+UNION ALL SELECT 'null_bloom', NULL, NULL;
+UPDATE pf_filters SET b = cbf_to_bloom(c) WHERE name = 'cbf_i8';
+SELECT name, bloom_info(b) ->> 'layout' AS layout, pg_column_size(b) AS b_size, pg_column_compression(b) AS b_compression,
+       pg_column_size(c) AS c_size, pg_column_compression(c) AS c_compression
+FROM pf_filters ORDER BY name;
+SELECT format('SELECT count(DISTINCT chunk_id) AS toasted_values FROM %s', reltoastrelid::regclass)
+FROM pg_class WHERE relname = 'pf_filters' \gexec
+
+-- Where the node goes: a function of the list with a column item and a filter
+-- that is constant for the scan (here an uncorrelated scalar subquery, an
+-- InitPlan). The plans are serial here (a forced parallel plan comes later).
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FILTER (WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8)) FROM pf_t;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM pf_t WHERE (SELECT b FROM pf_filters WHERE name = 'classic_i8') @> i8;
+-- several functions and columns in one scan
+EXPLAIN (COSTS OFF)
+SELECT count(*) FILTER (WHERE bloom_contains((SELECT b FROM pf_filters WHERE name = 'fmb32_s'), s)),
+       sum(cbf_count_of((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8))
+FROM pf_t;
+-- the setting off: a plain Seq Scan
+SET sketchshare.prefetch = off;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FILTER (WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8)) FROM pf_t;
+RESET sketchshare.prefetch;
+
+-- Same answers on and off: every layout, every item type. Each row counts the
+-- positives and the members missed (always 0: no false negatives); 6666 of
+-- the 20000 ids are multiples of 3 (less the NULL items of that column).
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE bloom_contains(f, i8)) AS positives,
+           count(*) FILTER (WHERE id % 3 = 0 AND NOT bloom_contains(f, i8)) AS missed
+    FROM pf_t, (SELECT b AS f FROM pf_filters WHERE name = 'classic_i8' OFFSET 0) x $$);
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE bloom_contains((SELECT b FROM pf_filters WHERE name = 'classic_i8'), i8)) AS positives,
+           count(*) FILTER (WHERE id % 3 = 0 AND NOT bloom_contains((SELECT b FROM pf_filters WHERE name = 'classic_i8'), i8)) AS missed
+    FROM pf_t $$);
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE (SELECT b FROM pf_filters WHERE name = 'block_i4') @> i4) AS positives,
+           count(*) FILTER (WHERE id % 3 = 0 AND i4 IS NOT NULL AND NOT (SELECT b FROM pf_filters WHERE name = 'block_i4') @> i4) AS missed,
+           count(*) FILTER (WHERE bloom_contains((SELECT b FROM pf_filters WHERE name = 'block_i4'), i4) IS NULL) AS null_items
+    FROM pf_t $$);
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE bloom_contains((SELECT b FROM pf_filters WHERE name = 'fmb32_s'), s)) AS positives,
+           count(*) FILTER (WHERE id % 3 = 0 AND s IS NOT NULL AND NOT bloom_contains((SELECT b FROM pf_filters WHERE name = 'fmb32_s'), s)) AS missed,
+           count(*) FILTER (WHERE id <= 30 AND bloom_contains((SELECT b FROM pf_filters WHERE name = 'fmb32_s'), s)) AS long_positives
+    FROM pf_t $$);
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE (SELECT b FROM pf_filters WHERE name = 'fmb64_u') @> u) AS positives,
+           count(*) FILTER (WHERE id % 3 = 0 AND u IS NOT NULL AND NOT (SELECT b FROM pf_filters WHERE name = 'fmb64_u') @> u) AS missed
+    FROM pf_t $$);
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE bloom_contains((SELECT b FROM pf_filters WHERE name = 'stride_i8'), i8)) AS positives,
+           count(*) FILTER (WHERE id % 3 = 0 AND NOT bloom_contains((SELECT b FROM pf_filters WHERE name = 'stride_i8'), i8)) AS missed
+    FROM pf_t $$);
+-- varchar goes to the text twin through a binary coercion; a domain over int
+-- to anyelement as int: both are still the bare column
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE bloom_contains((SELECT b FROM pf_filters WHERE name = 'multiblock_v'), v)) AS positives,
+           count(*) FILTER (WHERE id % 3 = 0 AND NOT bloom_contains((SELECT b FROM pf_filters WHERE name = 'multiblock_v'), v)) AS missed
+    FROM pf_t $$);
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE bloom_contains((SELECT b FROM pf_filters WHERE name = 'block_i4'), d)) AS positives,
+           count(*) FILTER (WHERE id % 3 = 0 AND i4 IS NOT NULL AND NOT bloom_contains((SELECT b FROM pf_filters WHERE name = 'block_i4'), d)) AS missed
+    FROM pf_t $$);
+-- the cbf<7> projection of a counting filter answers as the counting filter
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE bloom_contains((SELECT b FROM pf_filters WHERE name = 'cbf_i8'), i8)) AS positives,
+           count(*) FILTER (WHERE bloom_contains((SELECT b FROM pf_filters WHERE name = 'cbf_i8'), i8)
+                              IS DISTINCT FROM cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8)) AS disagree
+    FROM pf_t $$);
+-- counting filters: contains, @>, and the sum of count_of (members with
+-- id % 6 = 0 were added twice: at least 3333 * 2 + 3333 = 9999)
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8)) AS positives,
+           count(*) FILTER (WHERE (SELECT c FROM pf_filters WHERE name = 'cbf_i8') @> i8) AS operator_positives,
+           sum(cbf_count_of((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8)) AS sum_count_of,
+           sum(cbf_count_of((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8)) FILTER (WHERE id % 3 = 0) AS members_count_of
+    FROM pf_t $$);
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_s'), s)) AS positives,
+           count(*) FILTER (WHERE id % 3 = 0 AND s IS NOT NULL AND NOT cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_s'), s)) AS missed,
+           sum(cbf_count_of((SELECT c FROM pf_filters WHERE name = 'cbf_s'), s)) FILTER (WHERE id <= 30) AS long_count_of
+    FROM pf_t $$);
+-- a filter in line (not TOASTed): ids 1..10 less the NULL i4s (none) are members
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'small_cbf'), i4)) >= 10 AS at_least_members,
+           count(*) FILTER (WHERE id <= 10 AND NOT cbf_contains((SELECT c FROM pf_filters WHERE name = 'small_cbf'), i4)) AS missed
+    FROM pf_t $$);
+
+-- The WHERE form, and row output (the node returns whole rows, projected)
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FROM pf_t WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8) $$);
+SELECT * FROM pg_temp.check($$
+    SELECT md5(string_agg(t::text, ',' ORDER BY id)) FROM pf_t t
+    WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_s'), s) AND id % 7 = 1 $$);
+SELECT * FROM pg_temp.check($$
+    SELECT id, i8, cbf_count_of((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8) AS n
+    FROM pf_t WHERE id BETWEEN 4 AND 9 $$);
+-- system columns
+SELECT * FROM pg_temp.check($$
+    SELECT md5(string_agg(ctid::text || tableoid::regclass::text, ',' ORDER BY ctid)) FROM pf_t
+    WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8) $$);
+
+-- A NULL filter (stored NULL, or a subquery with no row): every call is NULL
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE bloom_contains((SELECT b FROM pf_filters WHERE name = 'null_bloom'), i8)) AS positives,
+           count(*) FILTER (WHERE bloom_contains((SELECT b FROM pf_filters WHERE name = 'null_bloom'), i8) IS NULL) AS nulls,
+           count(*) FILTER (WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'no such'), i8) IS NULL) AS no_row
+    FROM pf_t $$);
+-- A constant filter: an immutable expression folded to one, and a literal (a
+-- 64-bit filter of the i8 of ids 1..5)
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE cbf_contains(cbf_add(cbf_add(cbf_empty(100), 5), 7), i4)) >= 2 AS found,
+           count(*) FILTER (WHERE i4 IN (5, 7) AND NOT cbf_contains(cbf_add(cbf_add(cbf_empty(100), 5), 7), i4)) AS missed,
+           count(*) FILTER (WHERE bloom_contains('\x0100030103000000000000004000000000000000000000000000000021a02430080a8320'::bloom, i8)) AS literal_positives,
+           count(*) FILTER (WHERE id <= 5 AND NOT bloom_contains('\x0100030103000000000000004000000000000000000000000000000021a02430080a8320'::bloom, i8)) AS literal_missed
+    FROM pf_t $$);
+EXPLAIN (COSTS OFF)
+SELECT count(*) FILTER (WHERE cbf_contains(cbf_add(cbf_add(cbf_empty(100), 5), 7), i4)) FROM pf_t;
+
+-- A parameter of a generic plan
+SET plan_cache_mode = force_generic_plan;
+CREATE FUNCTION pg_temp.stored(n text) RETURNS cbf LANGUAGE sql STABLE AS $$ SELECT c FROM pf_filters WHERE name = n $$;
+PREPARE pf_on(cbf) AS SELECT count(*) FILTER (WHERE cbf_contains($1, i8)) AS positives, sum(cbf_count_of($1, i8)) AS sum_count_of FROM pf_t;
+EXPLAIN (COSTS OFF) EXECUTE pf_on(pg_temp.stored('cbf_i8'));
+EXECUTE pf_on(pg_temp.stored('cbf_i8'));
+EXECUTE pf_on(pg_temp.stored('small_cbf'));
+EXECUTE pf_on(NULL);
+EXECUTE pf_on(pg_temp.stored('cbf_i8'));
+SET sketchshare.prefetch = off;
+PREPARE pf_off(cbf) AS SELECT count(*) FILTER (WHERE cbf_contains($1, i8)) AS positives, sum(cbf_count_of($1, i8)) AS sum_count_of FROM pf_t;
+EXPLAIN (COSTS OFF) EXECUTE pf_off(pg_temp.stored('cbf_i8'));
+EXECUTE pf_off(pg_temp.stored('cbf_i8'));
+EXECUTE pf_off(pg_temp.stored('small_cbf'));
+EXECUTE pf_off(NULL);
+RESET sketchshare.prefetch;
+DEALLOCATE pf_on;
+DEALLOCATE pf_off;
+RESET plan_cache_mode;
+
+-- A filter that changes per outer row: a correlated subquery and a LATERAL
+-- join rescan the node with each group's filter (TOASTed, NULL, in line, and
+-- the same one again). Group g holds the i8 of the ids with id % 5 = g.
+CREATE TABLE pf_groups (pos int, g int, f cbf);
+INSERT INTO pf_groups
+SELECT pos, g, CASE WHEN g = 5 THEN NULL WHEN g = 6 THEN cbf_add(cbf_empty(10), 15 * 1000003::bigint)
+                    ELSE (SELECT cbf_agg(i8, 5000) FROM pf_t WHERE id % 5 = g) END
+FROM (VALUES (1, 3), (2, 5), (3, 0), (4, 6), (5, 1), (6, 5), (7, 2), (8, 3), (9, 4)) v(pos, g);
+SELECT * FROM pg_temp.check($$
+    SELECT pos, g, (SELECT count(*) FILTER (WHERE cbf_contains(p.f, t.i8)) FROM pf_t t) AS positives,
+           (SELECT count(*) FROM pf_t t WHERE t.id % 5 = p.g AND NOT p.f @> t.i8) AS missed
+    FROM pf_groups p $$);
+SELECT * FROM pg_temp.check($$
+    SELECT p.pos, c.positives FROM pf_groups p,
+           LATERAL (SELECT count(*) FILTER (WHERE cbf_count_of(p.f, t.i8) > 0) AS positives FROM pf_t t) c $$);
+EXPLAIN (COSTS OFF)
+SELECT pos, (SELECT count(*) FILTER (WHERE cbf_contains(p.f, t.i8)) FROM pf_t t) FROM pf_groups p;
+-- a join: the filter of the other side is not a constant of the scan
+SELECT * FROM pg_temp.check($$
+    SELECT p.pos, count(*) FROM pf_groups p JOIN pf_t t ON cbf_contains(p.f, t.i8) GROUP BY p.pos $$);
+
+-- An InitPlan that would fail (more than one row) where the function is never
+-- reached: the node must not run it, in either setting.
+CREATE TABLE pf_two_rows AS SELECT c AS f FROM pf_filters WHERE c IS NOT NULL;
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE id < 0 AND cbf_contains((SELECT f FROM pf_two_rows), i8)) AS never FROM pf_t $$);
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FROM pf_t WHERE id < 0 AND cbf_contains((SELECT f FROM pf_two_rows), i8) $$);
+-- reached, it fails in both
+SELECT count(*) FILTER (WHERE cbf_contains((SELECT f FROM pf_two_rows), i8)) FROM pf_t;
+SET sketchshare.prefetch = off;
+SELECT count(*) FILTER (WHERE cbf_contains((SELECT f FROM pf_two_rows), i8)) FROM pf_t;
+RESET sketchshare.prefetch;
+
+-- A forced parallel plan: Parallel Custom Scan under Gather, the same counts
+-- as the serial plan above (cbf_i8: positives and sum_count_of)
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FILTER (WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8)) AS positives,
+       sum(cbf_count_of((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8)) AS sum_count_of FROM pf_t;
+SELECT count(*) FILTER (WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8)) AS positives,
+       sum(cbf_count_of((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8)) AS sum_count_of FROM pf_t;
+SELECT count(*) AS positives, md5(string_agg(id::text, ',' ORDER BY id)) AS ids FROM pf_t
+WHERE bloom_contains((SELECT b FROM pf_filters WHERE name = 'fmb32_s'), s);
+SET sketchshare.prefetch = off;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FILTER (WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8)) FROM pf_t;
+SELECT count(*) AS positives, md5(string_agg(id::text, ',' ORDER BY id)) AS ids FROM pf_t
+WHERE bloom_contains((SELECT b FROM pf_filters WHERE name = 'fmb32_s'), s);
+RESET sketchshare.prefetch;
+SET max_parallel_workers_per_gather = 0;
+SELECT count(*) AS positives, md5(string_agg(id::text, ',' ORDER BY id)) AS ids FROM pf_t
+WHERE bloom_contains((SELECT b FROM pf_filters WHERE name = 'fmb32_s'), s);
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+
+-- A SCROLL cursor: the planner puts a Material node over the forward-only scan
+EXPLAIN (COSTS OFF)
+DECLARE pf_cur SCROLL CURSOR FOR
+SELECT id, cbf_count_of((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8) AS n FROM pf_t;
+BEGIN;
+DECLARE pf_cur SCROLL CURSOR FOR
+SELECT id, cbf_count_of((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8) AS n FROM pf_t;
+FETCH 7 FROM pf_cur;
+FETCH BACKWARD 3 FROM pf_cur;
+FETCH ABSOLUTE 12 FROM pf_cur;
+FETCH BACKWARD 2 FROM pf_cur;
+FETCH LAST FROM pf_cur;
+FETCH BACKWARD 2 FROM pf_cur;
+COMMIT;
+
+-- A dropped column, and a column added with a default after the rows (its
+-- value is not in the old tuples)
+CREATE TABLE pf_dropped (a int, junk text, x bigint);
+INSERT INTO pf_dropped SELECT i, repeat('j', i % 50), i FROM generate_series(1, 3000) i;
+ALTER TABLE pf_dropped DROP COLUMN junk;
+ALTER TABLE pf_dropped ADD COLUMN y bigint DEFAULT 15;
+INSERT INTO pf_dropped SELECT i, i, i FROM generate_series(3001, 3100) i;
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE cbf_contains(cbf_add(cbf_add(cbf_empty(100), 15), 3050), x)) AS x_found,
+           count(*) FILTER (WHERE cbf_contains(cbf_add(cbf_add(cbf_empty(100), 15), 3050), y)) AS y_found
+    FROM pf_dropped $$);
+-- an empty table
+CREATE TABLE pf_empty (x bigint);
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), x)) FROM pf_empty $$);
+
+-- Where the node must not go
+SET sketchshare.prefetch = on;
+-- the item an expression, the filter a column of the scanned row, a function not
+-- in the list
+EXPLAIN (COSTS OFF)
+SELECT count(*) FILTER (WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8 + 1)) FROM pf_t;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FILTER (WHERE cbf_contains(c, 5)) FROM pf_filters;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FILTER (WHERE sketch_hash(i8) IS NOT NULL) FROM pf_t;
+-- a partitioned table and an inheritance parent
+CREATE TABLE pf_parted (x bigint) PARTITION BY RANGE (x);
+CREATE TABLE pf_part1 PARTITION OF pf_parted FOR VALUES FROM (0) TO (1000);
+CREATE TABLE pf_part2 PARTITION OF pf_parted FOR VALUES FROM (1000) TO (2000);
+INSERT INTO pf_parted SELECT i FROM generate_series(0, 1999) i;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FILTER (WHERE cbf_contains(cbf_add(cbf_empty(100), 5), x)) FROM pf_parted;
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE cbf_contains(cbf_add(cbf_add(cbf_empty(100), 5), 1500), x)) FROM pf_parted $$);
+CREATE TABLE pf_parent (x bigint);
+CREATE TABLE pf_child () INHERITS (pf_parent);
+INSERT INTO pf_parent SELECT i FROM generate_series(1, 1000) i;
+INSERT INTO pf_child SELECT i FROM generate_series(1001, 2000) i;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FILTER (WHERE cbf_contains(cbf_add(cbf_empty(100), 5), x)) FROM pf_parent;
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE cbf_contains(cbf_add(cbf_add(cbf_empty(100), 5), 1500), x)) FROM pf_parent $$);
+-- an index scan stays an index scan
+CREATE INDEX pf_t_id ON pf_t (id);
+EXPLAIN (COSTS OFF)
+SELECT cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8) FROM pf_t WHERE id = 6;
+DROP INDEX pf_t_id;
+
+-- Writes: UPDATE, DELETE and row locks through the node (the row identity
+-- must come through), the same rows as with the setting off
+CREATE TABLE pf_dml_on AS SELECT id, i8, false AS hit FROM pf_t;
+CREATE TABLE pf_dml_off AS SELECT * FROM pf_dml_on;
+EXPLAIN (COSTS OFF)
+UPDATE pf_dml_on SET hit = true WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8);
+UPDATE pf_dml_on SET hit = true WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8);
+DELETE FROM pf_dml_on WHERE id % 2 = 0 AND bloom_contains((SELECT b FROM pf_filters WHERE name = 'classic_i8'), i8);
+SELECT count(*) FROM (SELECT id FROM pf_dml_on WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'small_cbf'), i8) FOR UPDATE) s;
+SET sketchshare.prefetch = off;
+UPDATE pf_dml_off SET hit = true WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8);
+DELETE FROM pf_dml_off WHERE id % 2 = 0 AND bloom_contains((SELECT b FROM pf_filters WHERE name = 'classic_i8'), i8);
+SELECT count(*) FROM (SELECT id FROM pf_dml_off WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'small_cbf'), i8) FOR UPDATE) s;
+RESET sketchshare.prefetch;
+SELECT (SELECT count(*) FROM pf_dml_on) AS rows_on, (SELECT count(*) FROM pf_dml_off) AS rows_off,
+       (SELECT count(*) FROM pf_dml_on a FULL JOIN pf_dml_off b USING (id) WHERE a.hit IS DISTINCT FROM b.hit) AS differ;
+
+-- Shared objects: adds through the node (on) and without it (off) into two
+-- objects leave them identical; contains and count_of agree row by row.
+SELECT shared_cbf_create('pf_cbf_on', 30000), shared_cbf_create('pf_cbf_off', 30000),
+       shared_bloom_create('pf_bloom_on', 30000, 0.01, 'classic'), shared_bloom_create('pf_bloom_off', 30000, 0.01, 'classic');
+SET sketchshare.prefetch = on;
+EXPLAIN (COSTS OFF) SELECT count(*) FILTER (WHERE shared_cbf_add('pf_cbf_on', i8)) FROM pf_t;
+SELECT count(*) FILTER (WHERE shared_cbf_add('pf_cbf_on', i8)) AS new_first,
+       count(*) FILTER (WHERE shared_bloom_add('pf_bloom_on', s)) AS new_s FROM pf_t;
+SELECT count(*) FILTER (WHERE shared_cbf_add('pf_cbf_on', i8)) AS new_second FROM pf_t WHERE id % 6 = 0;
+SET sketchshare.prefetch = off;
+SELECT count(*) FILTER (WHERE shared_cbf_add('pf_cbf_off', i8)) AS new_first,
+       count(*) FILTER (WHERE shared_bloom_add('pf_bloom_off', s)) AS new_s FROM pf_t;
+SELECT count(*) FILTER (WHERE shared_cbf_add('pf_cbf_off', i8)) AS new_second FROM pf_t WHERE id % 6 = 0;
+RESET sketchshare.prefetch;
+SELECT shared_cbf_snapshot('pf_cbf_on') = shared_cbf_snapshot('pf_cbf_off') AS same_cbf,
+       shared_bloom_snapshot('pf_bloom_on') = shared_bloom_snapshot('pf_bloom_off') AS same_bloom;
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE shared_cbf_contains('pf_cbf_on', i8)) AS cbf_positives,
+           sum(shared_cbf_count_of('pf_cbf_on', i8)) AS cbf_sum_count_of,
+           count(*) FILTER (WHERE shared_cbf_count_of('pf_cbf_on', i8) IS DISTINCT FROM shared_cbf_count_of('pf_cbf_off', i8)) AS cbf_differ,
+           count(*) FILTER (WHERE shared_bloom_contains('pf_bloom_on', s)) AS bloom_positives,
+           count(*) FILTER (WHERE shared_bloom_contains('pf_bloom_on', s) IS DISTINCT FROM shared_bloom_contains('pf_bloom_off', s)) AS bloom_differ
+    FROM pf_t $$);
+-- an object that does not exist: no error where the function is never called,
+-- the same error where it is
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE id < 0 AND shared_cbf_contains('pf_missing', i8)) FROM pf_t $$);
+SELECT count(*) FILTER (WHERE shared_bloom_contains('pf_missing', i8)) FROM pf_t;
+SET sketchshare.prefetch = off;
+SELECT count(*) FILTER (WHERE shared_bloom_contains('pf_missing', i8)) FROM pf_t;
+RESET sketchshare.prefetch;
+SELECT shared_drop('pf_cbf_on'), shared_drop('pf_cbf_off'), shared_drop('pf_bloom_on'), shared_drop('pf_bloom_off');
+
+RESET max_parallel_workers_per_gather;
+DROP TABLE pf_t, pf_filters, pf_groups, pf_two_rows, pf_dropped, pf_empty, pf_parted, pf_parent, pf_child,
+           pf_dml_on, pf_dml_off;
