@@ -35,8 +35,8 @@ END $$;
 
 -- 20000 rows: items of several types with NULLs; s is short text except for
 -- 20 long values compressed in line and 10 stored out of line uncompressed.
-CREATE DOMAIN pg_temp.pf_int AS int;
-CREATE TABLE pf_t (id int, i4 int, i8 bigint, s text, u uuid, v varchar(40), d pg_temp.pf_int);
+CREATE DOMAIN pf_int AS int;
+CREATE TABLE pf_t (id int, i4 int, i8 bigint, s text, u uuid, v varchar(40), d pf_int);
 INSERT INTO pf_t
 SELECT i, CASE WHEN i % 97 <> 0 THEN i END, i * 1000003::bigint,
        CASE WHEN i % 89 = 0 THEN NULL
@@ -73,8 +73,13 @@ UPDATE pf_filters SET b = cbf_to_bloom(c) WHERE name = 'cbf_i8';
 SELECT name, bloom_info(b) ->> 'layout' AS layout, pg_column_size(b) AS b_size, pg_column_compression(b) AS b_compression,
        pg_column_size(c) AS c_size, pg_column_compression(c) AS c_compression
 FROM pf_filters ORDER BY name;
-SELECT format('SELECT count(DISTINCT chunk_id) AS toasted_values FROM %s', reltoastrelid::regclass)
-FROM pg_class WHERE relname = 'pf_filters' \gexec
+CREATE FUNCTION pg_temp.toasted_values(rel regclass) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE n bigint;
+BEGIN
+    EXECUTE format('SELECT count(DISTINCT chunk_id) FROM %s', (SELECT reltoastrelid::regclass FROM pg_class WHERE oid = rel)) INTO n;
+    RETURN n;
+END $$;
+SELECT pg_temp.toasted_values('pf_filters') AS toasted_values;
 
 -- Where the node goes: a function of the list with a column item and a filter
 -- that is constant for the scan (here an uncorrelated scalar subquery, an
@@ -173,6 +178,19 @@ SELECT * FROM pg_temp.check($$
     SELECT md5(string_agg(ctid::text || tableoid::regclass::text, ',' ORDER BY ctid)) FROM pf_t
     WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8) $$);
 
+-- system columns and a whole row as the item
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE cbf_contains(cbf_add(cbf_add(cbf_empty(100), '(0,1)'::tid), '(1,3)'::tid), ctid)) AS ctid_found,
+           count(*) FILTER (WHERE bloom_contains(bloom_add(bloom_empty(100, 0.01), 'pf_t'::regclass::oid), tableoid)) AS tableoid_found
+    FROM pf_t $$);
+-- a LIMIT stops the scan early; an error in the middle of the scan; then the
+-- same scan again (no buffer pin or state left behind: no warnings)
+SELECT * FROM pg_temp.check($$
+    SELECT id FROM pf_t WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8) LIMIT 4 $$);
+SELECT count(*) FILTER (WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8) AND 1 / (id - 5001) IS NOT NULL) FROM pf_t;
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8) AND 1 / (id - 50000) IS NOT NULL) FROM pf_t $$);
+
 -- A NULL filter (stored NULL, or a subquery with no row): every call is NULL
 SELECT * FROM pg_temp.check($$
     SELECT count(*) FILTER (WHERE bloom_contains((SELECT b FROM pf_filters WHERE name = 'null_bloom'), i8)) AS positives,
@@ -223,13 +241,16 @@ SELECT * FROM pg_temp.check($$
            (SELECT count(*) FROM pf_t t WHERE t.id % 5 = p.g AND NOT p.f @> t.i8) AS missed
     FROM pf_groups p $$);
 SELECT * FROM pg_temp.check($$
+    SELECT pos, (SELECT t.id FROM pf_t t WHERE cbf_contains(p.f, t.i8) LIMIT 1) AS first_member FROM pf_groups p $$);
+SELECT * FROM pg_temp.check($$
     SELECT p.pos, c.positives FROM pf_groups p,
            LATERAL (SELECT count(*) FILTER (WHERE cbf_count_of(p.f, t.i8) > 0) AS positives FROM pf_t t) c $$);
 EXPLAIN (COSTS OFF)
 SELECT pos, (SELECT count(*) FILTER (WHERE cbf_contains(p.f, t.i8)) FROM pf_t t) FROM pf_groups p;
--- a join: the filter of the other side is not a constant of the scan
+-- a join: the filter of the other side is not a constant of the scan (few
+-- rows: each call switches filters, and each switch fetches one again)
 SELECT * FROM pg_temp.check($$
-    SELECT p.pos, count(*) FROM pf_groups p JOIN pf_t t ON cbf_contains(p.f, t.i8) GROUP BY p.pos $$);
+    SELECT p.pos, count(*) FROM pf_groups p JOIN pf_t t ON cbf_contains(p.f, t.i8) WHERE t.id <= 300 GROUP BY p.pos $$);
 
 -- An InitPlan that would fail (more than one row) where the function is never
 -- reached: the node must not run it, in either setting.
@@ -296,6 +317,9 @@ SELECT * FROM pg_temp.check($$
     SELECT count(*) FILTER (WHERE cbf_contains(cbf_add(cbf_add(cbf_empty(100), 15), 3050), x)) AS x_found,
            count(*) FILTER (WHERE cbf_contains(cbf_add(cbf_add(cbf_empty(100), 15), 3050), y)) AS y_found
     FROM pf_dropped $$);
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE bloom_contains((SELECT bloom_agg(r, 1000, 0.001) FROM pf_dropped r WHERE a % 10 = 0), d)) AS rows_found
+    FROM pf_dropped d $$);
 -- an empty table
 CREATE TABLE pf_empty (x bigint);
 SELECT * FROM pg_temp.check($$
@@ -351,6 +375,17 @@ RESET sketchshare.prefetch;
 SELECT (SELECT count(*) FROM pf_dml_on) AS rows_on, (SELECT count(*) FROM pf_dml_off) AS rows_off,
        (SELECT count(*) FROM pf_dml_on a FULL JOIN pf_dml_off b USING (id) WHERE a.hit IS DISTINCT FROM b.hit) AS differ;
 
+-- Rows deleted, inserted and updated by the current transaction: the node
+-- sees what the Seq Scan sees
+BEGIN;
+DELETE FROM pf_dml_on WHERE id % 5 = 0;
+INSERT INTO pf_dml_on SELECT id + 100000, i8, true FROM pf_dml_on WHERE id % 7 = 0;
+UPDATE pf_dml_on SET hit = NOT hit WHERE id % 11 = 0;
+SELECT * FROM pg_temp.check($$
+    SELECT count(*), sum(id), count(*) FILTER (WHERE hit) FROM pf_dml_on
+    WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8) $$);
+ROLLBACK;
+
 -- Shared objects: adds through the node (on) and without it (off) into two
 -- objects leave them identical; contains and count_of agree row by row.
 SELECT shared_cbf_create('pf_cbf_on', 30000), shared_cbf_create('pf_cbf_off', 30000),
@@ -374,6 +409,12 @@ SELECT * FROM pg_temp.check($$
            count(*) FILTER (WHERE shared_bloom_contains('pf_bloom_on', s)) AS bloom_positives,
            count(*) FILTER (WHERE shared_bloom_contains('pf_bloom_on', s) IS DISTINCT FROM shared_bloom_contains('pf_bloom_off', s)) AS bloom_differ
     FROM pf_t $$);
+-- frozen (read without the lock)
+SELECT shared_freeze('pf_bloom_on');
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE shared_bloom_contains('pf_bloom_on', s)) AS bloom_positives,
+           count(*) FILTER (WHERE shared_bloom_contains('pf_bloom_on', s) IS DISTINCT FROM shared_bloom_contains('pf_bloom_off', s)) AS bloom_differ
+    FROM pf_t $$);
 -- an object that does not exist: no error where the function is never called,
 -- the same error where it is
 SELECT * FROM pg_temp.check($$
@@ -382,8 +423,16 @@ SELECT count(*) FILTER (WHERE shared_bloom_contains('pf_missing', i8)) FROM pf_t
 SET sketchshare.prefetch = off;
 SELECT count(*) FILTER (WHERE shared_bloom_contains('pf_missing', i8)) FROM pf_t;
 RESET sketchshare.prefetch;
+-- a new backend, which has not opened the objects yet, scans with them first
+\c -
+SET max_parallel_workers_per_gather = 0;
+SELECT count(*) FILTER (WHERE shared_cbf_contains('pf_cbf_on', i8)) AS cbf_positives,
+       sum(shared_cbf_count_of('pf_cbf_off', i8)) AS cbf_sum_count_of,
+       count(*) FILTER (WHERE shared_bloom_contains('pf_bloom_on', s)) AS bloom_positives
+FROM pf_t;
 SELECT shared_drop('pf_cbf_on'), shared_drop('pf_cbf_off'), shared_drop('pf_bloom_on'), shared_drop('pf_bloom_off');
 
 RESET max_parallel_workers_per_gather;
 DROP TABLE pf_t, pf_filters, pf_groups, pf_two_rows, pf_dropped, pf_empty, pf_parted, pf_parent, pf_child,
            pf_dml_on, pf_dml_off;
+DROP DOMAIN pf_int;
