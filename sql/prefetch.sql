@@ -245,6 +245,12 @@ SELECT * FROM pg_temp.check($$
 SELECT * FROM pg_temp.check($$
     SELECT p.pos, c.positives FROM pf_groups p,
            LATERAL (SELECT count(*) FILTER (WHERE cbf_count_of(p.f, t.i8) > 0) AS positives FROM pf_t t) c $$);
+-- short scans (LIMIT 1 of the members of each group, 200 outer rows) switching
+-- between the stored filters many times
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) AS outer_rows, sum(first_member) AS sum_first, count(first_member) AS found
+    FROM (SELECT (SELECT t.id FROM pf_t t WHERE t.id > o.i AND cbf_contains(p.f, t.i8) LIMIT 1) AS first_member
+          FROM generate_series(1, 200) o(i) JOIN pf_groups p ON p.pos = o.i % 9 + 1) s $$);
 EXPLAIN (COSTS OFF)
 SELECT pos, (SELECT count(*) FILTER (WHERE cbf_contains(p.f, t.i8)) FROM pf_t t) FROM pf_groups p;
 -- a join: the filter of the other side is not a constant of the scan (few
@@ -306,6 +312,25 @@ FETCH LAST FROM pf_cur;
 FETCH BACKWARD 2 FROM pf_cur;
 COMMIT;
 
+-- A cursor declared without SCROLL may still fetch backward when its plan can
+-- run backward (a Seq Scan can): the same with the node
+BEGIN;
+DECLARE pf_cur CURSOR FOR
+SELECT id, cbf_count_of((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8) AS n FROM pf_t;
+FETCH 7 FROM pf_cur;
+FETCH BACKWARD 2 FROM pf_cur;
+FETCH 3 FROM pf_cur;
+COMMIT;
+SET sketchshare.prefetch = off;
+BEGIN;
+DECLARE pf_cur CURSOR FOR
+SELECT id, cbf_count_of((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8) AS n FROM pf_t;
+FETCH 7 FROM pf_cur;
+FETCH BACKWARD 2 FROM pf_cur;
+FETCH 3 FROM pf_cur;
+COMMIT;
+RESET sketchshare.prefetch;
+
 -- A dropped column, and a column added with a default after the rows (its
 -- value is not in the old tuples)
 CREATE TABLE pf_dropped (a int, junk text, x bigint);
@@ -352,6 +377,9 @@ EXPLAIN (COSTS OFF)
 SELECT count(*) FILTER (WHERE cbf_contains(cbf_add(cbf_empty(100), 5), x)) FROM pf_parent;
 SELECT * FROM pg_temp.check($$
     SELECT count(*) FILTER (WHERE cbf_contains(cbf_add(cbf_add(cbf_empty(100), 5), 1500), x)) FROM pf_parent $$);
+-- the parent's own rows alone (ONLY): a plain table scan again
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE cbf_contains(cbf_add(cbf_add(cbf_empty(100), 5), 1500), x)) FROM ONLY pf_parent $$);
 -- an index scan stays an index scan
 CREATE INDEX pf_t_id ON pf_t (id);
 EXPLAIN (COSTS OFF)
