@@ -2,6 +2,9 @@
 -- Every query here gives the same answer with sketchshare.prefetch on and off;
 -- the plans show where the node replaces a Seq Scan and where it must not.
 SET extra_float_digits = 0;
+-- The setting is defined when the library loads (any sketchshare function
+-- loads it); before that a SET is kept as a placeholder (see the end).
+SELECT sketch_hash(1) IS NOT NULL AS loaded;
 SHOW sketchshare.prefetch;
 SET sketchshare.prefetch = 'maybe';
 SET sketchshare.prefetch = off;
@@ -451,9 +454,20 @@ SELECT count(*) FILTER (WHERE shared_bloom_contains('pf_missing', i8)) FROM pf_t
 SET sketchshare.prefetch = off;
 SELECT count(*) FILTER (WHERE shared_bloom_contains('pf_missing', i8)) FROM pf_t;
 RESET sketchshare.prefetch;
--- a new backend, which has not opened the objects yet, scans with them first
+-- A new backend: its first query naming a function loads the library while it
+-- is planned, in time for the node. In another, a SET before the library is
+-- loaded is a placeholder that the library takes when it loads. Then the
+-- objects, which that backend has not opened yet, are scanned with first.
 \c -
 SET max_parallel_workers_per_gather = 0;
+EXPLAIN (COSTS OFF) SELECT count(*) FILTER (WHERE shared_cbf_contains('pf_cbf_on', i8)) FROM pf_t;
+\c -
+SET max_parallel_workers_per_gather = 0;
+SET sketchshare.prefetch = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FILTER (WHERE shared_cbf_contains('pf_cbf_on', i8)) FROM pf_t;
+SHOW sketchshare.prefetch;
+RESET sketchshare.prefetch;
+EXPLAIN (COSTS OFF) SELECT count(*) FILTER (WHERE shared_cbf_contains('pf_cbf_on', i8)) FROM pf_t;
 SELECT count(*) FILTER (WHERE shared_cbf_contains('pf_cbf_on', i8)) AS cbf_positives,
        sum(shared_cbf_count_of('pf_cbf_off', i8)) AS cbf_sum_count_of,
        count(*) FILTER (WHERE shared_bloom_contains('pf_bloom_on', s)) AS bloom_positives
