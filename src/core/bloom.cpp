@@ -82,7 +82,7 @@ struct Cbf {
 };
 
 const Ops kCbfOps{&Cbf::insert_one, &Cbf::contains_one, &Cbf::insert_many, &Cbf::contains_many, &Cbf::insert_atomic,
-                  &Cbf::contains_concurrent};
+                  &Cbf::contains_concurrent, &Cbf::prefetch};
 
 }  // namespace
 }  // namespace BLOOM_KERNEL_NS

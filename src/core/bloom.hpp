@@ -36,6 +36,7 @@ struct Ops {
     size_t (*contains_many)(const Span&, const Hash128*, size_t, bool*);  // out may be null; returns hits
     bool (*insert_atomic)(const Span&, Hash128);                            // thread-safe, true if probably new
     bool (*contains_concurrent)(const Span&, Hash128);                      // safe beside insert_atomic
+    void (*prefetch_one)(const Span&, Hash128);  // starts loading the item's lines (for writing)
 };
 struct OpsRow {
     std::array<Ops, kMaxKp> by_kp;

@@ -241,6 +241,7 @@ struct Driver {
     }
 
     static bool insert_one(const Span& s, Hash128 h) { return insert1(s, h.lo); }
+    static void prefetch_one(const Span& s, Hash128 h) { prefetch1(s, h.lo); }
     static bool contains_one(const Span& s, Hash128 h) { return contains1(s, h.lo); }
 
     static void insert_many(const Span& s, const Hash128* hs, size_t n) {
@@ -305,7 +306,8 @@ struct Driver {
     }
 
     static constexpr Ops ops() {
-        return Ops{&insert_one, &contains_one, &insert_many, &contains_many, &insert_atomic, &contains_concurrent};
+        return Ops{&insert_one, &contains_one, &insert_many, &contains_many, &insert_atomic, &contains_concurrent,
+                   &prefetch_one};
     }
 };
 

@@ -109,4 +109,16 @@ inline uint64_t probe(const Geometry& g, const Hash128& h, uint32_t i) {
     return (h.lo + static_cast<uint64_t>(i) * (h.hi | 1)) & (g.m - 1);
 }
 
+// Starts loading the item's counter lines (for writing), so that the cache
+// misses of a large filter overlap each other and whatever the caller does next.
+// (GCC finds a function made only of prefetches free of side effects and
+// deletes its calls; the empty volatile asm keeps them.)
+inline void prefetch(const Geometry& g, const uint8_t* counters, const Hash128& h) {
+    for (uint32_t i = 0; i < g.k; ++i) {
+        const uint8_t* line = counters + (probe(g, h, i) >> 1);
+        __builtin_prefetch(line, 1, 3);
+        asm volatile("" : : "r"(line));
+    }
+}
+
 }  // namespace sketch::cbf

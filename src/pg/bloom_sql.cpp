@@ -21,6 +21,7 @@
 #include "agg_state.hpp"
 #include "guard.hpp"
 #include "huge_pages.hpp"
+#include "prefetch.hpp"
 #include "item_hash.hpp"
 
 extern "C" {
@@ -324,6 +325,26 @@ struct varlena* cached_filter(FunctionCallInfo fcinfo, LookupCache* c, Datum d) 
 }
 
 }  // namespace
+
+bool sketch_pg::bloom_value_target(Datum filter, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t) {
+    auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(filter));
+    struct varlena* v = raw;
+    if (VARATT_IS_EXTERNAL_ONDISK(raw))
+        v = fetch_filter(f, raw, cxt, kBloomBitsOffset, [](struct varlena*) {});
+    else if (!VARATT_IS_4B_U(raw))
+        return false;
+    try {
+        const size_t len = VARSIZE(v);
+        const sb::Header h = sb::read_header(bloom_header(v), len - VARHDRSZ, sketch::Errc::corrupted);
+        if (len != bloom_plain_size(h.geometry)) return false;
+        t->ops = &sb::ops_for(h.geometry.layout, sb::Path::scalar);
+        t->span = sb::span_for(h.geometry, bloom_bits(v));
+        t->seed = h.seed;
+        return true;
+    } catch (...) {
+        return false;  // the function reports it
+    }
+}
 
 SKETCH_FUNCTION(bloom_contains) {
     LookupCache* c = lookup_cache(fcinfo, 1);

@@ -20,6 +20,7 @@
 #include "agg_state.hpp"
 #include "guard.hpp"
 #include "huge_pages.hpp"
+#include "prefetch.hpp"
 #include "item_hash.hpp"
 
 extern "C" {
@@ -169,6 +170,25 @@ varlena* own_state(Datum d) {
 }
 
 }  // namespace
+
+bool sketch_pg::cbf_value_target(Datum filter, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t) {
+    auto* raw = reinterpret_cast<varlena*>(DatumGetPointer(filter));
+    varlena* v = raw;
+    if (VARATT_IS_EXTERNAL_ONDISK(raw))
+        v = sketch_pg::fetch_filter(f, raw, cxt, VARHDRSZ + cbf::kHeaderBytes, [](varlena*) {});
+    else if (!VARATT_IS_4B_U(raw))
+        return false;
+    try {
+        const cbf::View view = cbf::read_value(payload(v), payload_len(v), kValueMaxCounters, sketch::Errc::corrupted);
+        t->ops = nullptr;
+        t->cbf = view.g;
+        t->span.bits = view.counters;
+        t->seed = view.g.seed;
+        return true;
+    } catch (...) {
+        return false;  // the function reports it
+    }
+}
 
 // ---- type I/O ----
 

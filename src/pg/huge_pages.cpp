@@ -72,4 +72,54 @@ struct varlena* detoast_huge(struct varlena* raw, MemoryContext cxt, size_t head
     return reinterpret_cast<struct varlena*>(out);
 }
 
+namespace {
+
+FetchedCopy* held_copies = nullptr;
+
+void release_on_reset(void* arg) { release_filter(static_cast<FetchedFilter*>(arg)); }
+
+}  // namespace
+
+FetchedCopy* find_or_fetch(struct varlena* raw, MemoryContext cxt, size_t header_bytes) {
+    varatt_external p;
+    VARATT_EXTERNAL_GET_POINTER(p, raw);
+    for (FetchedCopy* c = held_copies; c != nullptr; c = c->next)
+        if (c->valueid == p.va_valueid && c->toastrelid == p.va_toastrelid) return c;
+    MemoryContext own = AllocSetContextCreate(cxt, "sketchshare fetched filter", ALLOCSET_SMALL_SIZES);
+    auto* c = static_cast<FetchedCopy*>(MemoryContextAllocZero(own, sizeof(FetchedCopy)));
+    void* base;
+    c->value = detoast_huge(raw, own, header_bytes, &base);
+    c->toastrelid = p.va_toastrelid;
+    c->valueid = p.va_valueid;
+    c->cxt = own;
+    return c;
+}
+
+void hold_copy(FetchedFilter* f, FetchedCopy* c, MemoryContext cxt) {
+    if (c->holders++ == 0) {
+        MemoryContextSetParent(c->cxt, TopMemoryContext);
+        c->next = held_copies;
+        held_copies = c;
+    }
+    f->copy = c;
+    if (f->on_reset.func == nullptr) {
+        f->on_reset.func = release_on_reset;
+        f->on_reset.arg = f;
+        MemoryContextRegisterResetCallback(cxt, &f->on_reset);
+    }
+}
+
+void release_filter(FetchedFilter* f) {
+    FetchedCopy* c = f->copy;
+    if (c == nullptr) return;
+    f->copy = nullptr;
+    if (--c->holders > 0) return;
+    for (FetchedCopy** at = &held_copies; *at != nullptr; at = &(*at)->next)
+        if (*at == c) {
+            *at = c->next;
+            break;
+        }
+    MemoryContextDelete(c->cxt);
+}
+
 }  // namespace sketch_pg

@@ -28,42 +28,56 @@ void advise_huge(void* p, size_t len);
 // detoasted and copied. *base receives what to pfree.
 struct varlena* detoast_huge(struct varlena* raw, MemoryContext cxt, size_t header_bytes, void** base);
 
-// A stored filter fetched once per call site (fn_extra), keyed by its TOAST
-// pointer, so that `cbf_contains((SELECT f FROM filters), x)` fetches the
-// filter once per query rather than once per row. Zeroed: holds nothing.
-struct FetchedFilter {
+// One detoasted copy of a stored filter, shared by every FetchedFilter of this
+// backend that holds that value: the prefetching scan (prefetch_scan.cpp) and
+// the function it prefetches for must read the same memory. It lives in a
+// context of its own and goes with its last holder.
+struct FetchedCopy {
     Oid toastrelid;
     Oid valueid;
-    struct varlena* value;  // nullptr until a fetch has been validated
-    void* base;             // what to pfree for the last fetch
+    struct varlena* value;
+    MemoryContext cxt;  // holds this struct and value
+    int holders;
+    FetchedCopy* next;  // the backend's list of held copies
+};
+
+// A stored filter fetched once per call site (fn_extra), keyed by its TOAST
+// pointer, so that `cbf_contains((SELECT f FROM filters), x)` fetches the
+// filter once per query rather than once per row. Zeroed: holds nothing. It
+// lets go of its copy when the context it was fetched for is reset.
+struct FetchedFilter {
+    FetchedCopy* copy;
+    MemoryContextCallback on_reset;  // registered at the first fetch
 };
 
 // Whether f holds the out-of-line (VARATT_IS_EXTERNAL_ONDISK) value raw.
 inline bool holds(const FetchedFilter* f, struct varlena* raw) {
-    if (f->value == nullptr) return false;
+    if (f->copy == nullptr) return false;
     varatt_external p;
     VARATT_EXTERNAL_GET_POINTER(p, raw);
-    return f->valueid == p.va_valueid && f->toastrelid == p.va_toastrelid;
+    return f->copy->valueid == p.va_valueid && f->copy->toastrelid == p.va_toastrelid;
 }
 
-// The out-of-line value raw, detoasted with detoast_huge into cxt: the copy f
-// holds when it is that value, else a fresh one (the previous freed) that f
-// holds from then on, once validate(value) has returned (it may raise).
+// The backend's copy of raw when some FetchedFilter holds one, else a fresh
+// detoast_huge of it, held by nobody yet (its context a child of cxt until
+// hold_copy adopts it, so that a failed validation frees it with cxt).
+FetchedCopy* find_or_fetch(struct varlena* raw, MemoryContext cxt, size_t header_bytes);
+// f holds c from now on, until release_filter or the reset of cxt (where f lives).
+void hold_copy(FetchedFilter* f, FetchedCopy* c, MemoryContext cxt);
+void release_filter(FetchedFilter* f);
+
+// The out-of-line value raw, detoasted with detoast_huge: the copy f holds
+// when it is that value, else the backend's (or a fresh) copy that f holds
+// from then on, once validate(value) has returned (it may raise).
 template <typename Validate>
 struct varlena* fetch_filter(FetchedFilter* f, struct varlena* raw, MemoryContext cxt, size_t header_bytes,
                              Validate validate) {
-    if (holds(f, raw)) return f->value;
-    if (f->base != nullptr) pfree(f->base);
-    f->value = nullptr;
-    f->base = nullptr;
-    struct varlena* v = detoast_huge(raw, cxt, header_bytes, &f->base);
-    validate(v);
-    varatt_external p;
-    VARATT_EXTERNAL_GET_POINTER(p, raw);
-    f->toastrelid = p.va_toastrelid;
-    f->valueid = p.va_valueid;
-    f->value = v;
-    return v;
+    if (holds(f, raw)) return f->copy->value;
+    release_filter(f);
+    FetchedCopy* c = find_or_fetch(raw, cxt, header_bytes);
+    validate(c->value);
+    hold_copy(f, c, cxt);
+    return c->value;
 }
 
 }  // namespace sketch_pg

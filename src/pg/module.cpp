@@ -20,5 +20,12 @@ void _PG_init(void) {
                                "Empty (the default): seeded from a strong random source. Any other string: the "
                                "same query over the same rows in a serial plan returns the same sample.",
                                &sketch_pg::seed_setting, "", PGC_USERSET, 0, nullptr, nullptr, nullptr);
+    DefineCustomBoolVariable("sketchshare.prefetch",
+                             "Lets the planner read ahead in sequential scans that feed filter lookups.",
+                             "On (the default): a Seq Scan whose rows are looked up in a bloom or cbf value or a "
+                             "shared object becomes a SketchPrefetch scan, which starts loading the filter lines of "
+                             "the next rows early. Results are the same either way.",
+                             &sketch_pg::prefetch_enabled, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
     MarkGUCPrefixReserved("sketchshare");
+    sketch_pg::prefetch_scan_init();
 }

@@ -7,4 +7,10 @@ namespace sketch_pg {
 // random source; any other string makes it reproducible (README).
 extern char* seed_setting;
 
+// sketchshare.prefetch: whether the planner puts the prefetching scan
+// (prefetch_scan.cpp) in place of a Seq Scan that feeds filter lookups.
+extern bool prefetch_enabled;
+// Installs the planner hook and the custom scan (from _PG_init).
+void prefetch_scan_init();
+
 }  // namespace sketch_pg

@@ -11,6 +11,7 @@
 #include "../core/bloom_format.hpp"
 #include "bloom_value.hpp"
 #include "guard.hpp"
+#include "prefetch.hpp"
 #include "shared_registry.hpp"
 
 extern "C" {
@@ -128,6 +129,20 @@ Value read_value_arg(FunctionCallInfo fcinfo, int argno) {
 }
 
 }  // namespace
+
+bool sketch_pg::shared_bloom_target(const char* name, int len, uint8 need, PrefetchTarget* t) {
+    ss::Entry* e = ss::find_opened(name, len, kBloom, need);
+    if (e == nullptr) return false;
+    try {
+        const Parsed p = geometry(e);
+        t->ops = &sb::ops_for(p.g.layout, sb::Path::scalar);
+        t->span = sb::span_for(p.g, e->map.payload());
+        t->seed = p.seed;
+        return true;
+    } catch (...) {
+        return false;  // the function reports it
+    }
+}
 
 SKETCH_FUNCTION(shared_bloom_create) {
     if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2)) PG_RETURN_NULL();

@@ -11,6 +11,7 @@
 #include "../core/cbf.hpp"
 #include "../core/cbf_format.hpp"
 #include "guard.hpp"
+#include "prefetch.hpp"
 #include "shared_registry.hpp"
 
 extern "C" {
@@ -92,12 +93,6 @@ ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
     return ss::open_cached(fcinfo, PG_GETARG_TEXT_PP(0), kCbf, need);
 }
 
-// Starts fetching the item's counter lines (for writing) so that the cache
-// misses of a large filter overlap each other and the lock acquisition.
-inline void prefetch_counters(const cbf::Geometry& g, const uint8_t* counters, const sketch::Hash128& h) {
-    for (uint32_t i = 0; i < g.k; ++i) __builtin_prefetch(counters + (cbf::probe(g, h, i) >> 1), 1, 3);
-}
-
 void create_with(const char* name, const cbf::Geometry& g, const uint8_t* counters) {
     StoredGeometry s = to_stored(g);
     ss::create_object(name, sh::Kind::cbf, reinterpret_cast<const uint8_t*>(&s), sizeof s, g.counter_bytes(),
@@ -105,6 +100,16 @@ void create_with(const char* name, const cbf::Geometry& g, const uint8_t* counte
 }
 
 }  // namespace
+
+bool sketch_pg::shared_cbf_target(const char* name, int len, uint8 need, PrefetchTarget* t) {
+    ss::Entry* e = ss::find_opened(name, len, kCbf, need);
+    if (e == nullptr) return false;
+    t->ops = nullptr;
+    t->cbf = geometry(e);
+    t->span.bits = e->map.payload();
+    t->seed = t->cbf.seed;
+    return true;
+}
 
 SKETCH_FUNCTION(shared_cbf_create) {
     char name[64];
@@ -133,7 +138,7 @@ SKETCH_FUNCTION(shared_cbf_add) {
     ss::check_mutable(e);
     const cbf::Geometry g = geometry(e);
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
-    prefetch_counters(g, e->map.payload(), h);
+    cbf::prefetch(g, e->map.payload(), h);  // the misses overlap the lock acquisition
     const bool fresh = ss::add_hashes_shared(e, &h, 1, [&](const sketch::Hash128& x) {
         return cbf::add_atomic(g, e->map.payload(), x);
     }) != 0;

@@ -446,6 +446,15 @@ int last_len = 0;
 
 }  // namespace
 
+Entry* find_opened(const char* name, int len, uint32 kind, uint8 need) {
+    if (cache == nullptr || len < 1 || len > 63) return nullptr;
+    char key[64] = {};
+    memcpy(key, name, size_t(len));
+    bool found = false;
+    auto* e = static_cast<Entry*>(hash_search(cache, key, HASH_FIND, &found));
+    return found && still_valid(e, kind, need) ? e : nullptr;
+}
+
 Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need) {
     CallCache* cc = call_cache(fcinfo);
     const char* data = VARDATA_ANY(name);

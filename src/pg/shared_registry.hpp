@@ -72,6 +72,10 @@ Entry* open_object(const char* name, uint32 kind, uint8 need);
 // The same through a call-site cache in fcinfo->flinfo->fn_extra.
 Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need);
 CallCache* call_cache(FunctionCallInfo fcinfo);
+// The object when this backend has opened it before and the entry is still
+// good for (kind, need) without catalog access; else nullptr. Never raises
+// (the prefetching scan reads only what the function has opened).
+Entry* find_opened(const char* name, int len, uint32 kind, uint8 need);
 // The item hasher for argument argno, in the call-site cache.
 const ItemHasher* cached_hasher(FunctionCallInfo fcinfo, int argno);
 // The digest of item argument argno (anycompatible), as sketch_hash computes it.

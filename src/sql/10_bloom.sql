@@ -66,10 +66,10 @@ CREATE FUNCTION bloom_add(filter bloom, item text) RETURNS bloom
 AS 'MODULE_PATHNAME', 'bloom_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_add(bloom, text) IS 'the filter with a text item (or untyped literal) added';
 CREATE FUNCTION bloom_contains(filter bloom, item anyelement) RETURNS boolean
-AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
 COMMENT ON FUNCTION bloom_contains(bloom, anyelement) IS 'false if item was certainly never added; true if it probably was';
 CREATE FUNCTION bloom_contains(filter bloom, item text) RETURNS boolean
-AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
 COMMENT ON FUNCTION bloom_contains(bloom, text) IS 'bloom_contains for a text item (or untyped literal)';
 
 -- Whole filters.

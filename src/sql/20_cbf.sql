@@ -57,17 +57,17 @@ COMMENT ON FUNCTION cbf_remove(cbf, anyelement) IS
 COMMENT ON FUNCTION cbf_remove(cbf, text) IS 'cbf_remove for a text item (or untyped literal)';
 
 CREATE FUNCTION cbf_contains(filter cbf, item anyelement) RETURNS bool
-AS 'MODULE_PATHNAME', 'cbf_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'cbf_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
 CREATE FUNCTION cbf_contains(filter cbf, item text) RETURNS bool
-AS 'MODULE_PATHNAME', 'cbf_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'cbf_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
 COMMENT ON FUNCTION cbf_contains(cbf, anyelement) IS
 'true if item is probably present (all k counters nonzero), false if it is definitely absent';
 COMMENT ON FUNCTION cbf_contains(cbf, text) IS 'cbf_contains for a text item (or untyped literal)';
 
 CREATE FUNCTION cbf_count_of(filter cbf, item anyelement) RETURNS int
-AS 'MODULE_PATHNAME', 'cbf_count_of' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'cbf_count_of' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
 CREATE FUNCTION cbf_count_of(filter cbf, item text) RETURNS int
-AS 'MODULE_PATHNAME', 'cbf_count_of' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'cbf_count_of' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
 COMMENT ON FUNCTION cbf_count_of(cbf, anyelement) IS
 'how many times item is stored, 0..15: the least of its k counters (never less than the truth below 15; 15 means 15 or more)';
 COMMENT ON FUNCTION cbf_count_of(cbf, text) IS 'cbf_count_of for a text item (or untyped literal)';

@@ -101,7 +101,7 @@ COMMENT ON FUNCTION shared_create_from(text, cbf) IS
 -- of a simple-protocol statement) less per call. A char(n) item hashes as its
 -- text cast (trailing spaces dropped), as the twins would have made it.
 CREATE FUNCTION shared_cbf_add(name text, item anycompatible) RETURNS boolean
-AS 'MODULE_PATHNAME', 'shared_cbf_add' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_cbf_add' LANGUAGE C VOLATILE STRICT SUPPORT sketchshare_support;
 COMMENT ON FUNCTION shared_cbf_add(text, anycompatible) IS
 'Adds an item to a shared counting Bloom filter (immediately, not rolled back); true if it was probably new';
 
@@ -111,12 +111,12 @@ COMMENT ON FUNCTION shared_cbf_add_many(text, anyarray) IS
 'Adds every non-null element of an array under one lock acquisition; returns how many were probably new';
 
 CREATE FUNCTION shared_cbf_contains(name text, item anycompatible) RETURNS boolean
-AS 'MODULE_PATHNAME', 'shared_cbf_contains' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_cbf_contains' LANGUAGE C VOLATILE STRICT SUPPORT sketchshare_support;
 COMMENT ON FUNCTION shared_cbf_contains(text, anycompatible) IS
 'True if the item is probably in the shared counting Bloom filter, false if it is definitely not';
 
 CREATE FUNCTION shared_cbf_count_of(name text, item anycompatible) RETURNS int
-AS 'MODULE_PATHNAME', 'shared_cbf_count_of' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_cbf_count_of' LANGUAGE C VOLATILE STRICT SUPPORT sketchshare_support;
 COMMENT ON FUNCTION shared_cbf_count_of(text, anycompatible) IS
 'Estimated times the item is stored (0..15, an upper estimate; 15 means 15 or more)';
 
@@ -163,7 +163,7 @@ COMMENT ON FUNCTION shared_create_from(text, bloom) IS
 'Creates a shared Bloom filter holding a copy of a bloom value (same layout, size, seed and bits)';
 
 CREATE FUNCTION shared_bloom_add(name text, item anycompatible) RETURNS boolean
-AS 'MODULE_PATHNAME', 'shared_bloom_add' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_bloom_add' LANGUAGE C VOLATILE STRICT SUPPORT sketchshare_support;
 COMMENT ON FUNCTION shared_bloom_add(text, anycompatible) IS
 'Adds an item to a shared Bloom filter (immediately, not rolled back); true if it was probably new';
 
@@ -173,7 +173,7 @@ COMMENT ON FUNCTION shared_bloom_add_many(text, anyarray) IS
 'Adds every non-null element of an array to a shared Bloom filter under one lock acquisition; returns how many were probably new';
 
 CREATE FUNCTION shared_bloom_contains(name text, item anycompatible) RETURNS boolean
-AS 'MODULE_PATHNAME', 'shared_bloom_contains' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_bloom_contains' LANGUAGE C VOLATILE STRICT SUPPORT sketchshare_support;
 COMMENT ON FUNCTION shared_bloom_contains(text, anycompatible) IS
 'True if the item is probably in the shared Bloom filter, false if it is definitely not';
 

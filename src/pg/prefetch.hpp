@@ -1,0 +1,42 @@
+// What the prefetching scan (prefetch_scan.cpp) needs from each structure's
+// face: where the lookups of one call site will go, so that it can start
+// loading an upcoming row's lines while the rows before it are processed.
+//
+// A target is only ever used to issue prefetch instructions, which cannot
+// fault: a stale one (an object dropped meanwhile) costs time, never
+// correctness. The makers never raise for a filter the function would reject:
+// they report "nothing to prefetch" and leave the error to the function.
+#pragma once
+
+#include "../core/bloom.hpp"
+#include "../core/cbf.hpp"
+#include "huge_pages.hpp"
+#include "pg.hpp"
+
+namespace sketch_pg {
+
+struct PrefetchTarget {
+    const sketch::bloom::Ops* ops;  // a bloom layout's kernels; nullptr: a cbf
+    sketch::bloom::Span span;       // bloom: the array's shape; both: bits = the array
+    sketch::cbf::Geometry cbf;      // a cbf's geometry
+    uint64_t seed;                  // items hash with it
+};
+
+inline void prefetch_item(const PrefetchTarget& t, const sketch::Hash128& h) {
+    if (t.ops != nullptr)
+        t.ops->prefetch_one(t.span, h);
+    else
+        sketch::cbf::prefetch(t.cbf, t.span.bits, h);
+}
+
+// A bloom or cbf value argument as the function reads it: a stored value
+// through f (the same copy the function's FetchedFilter holds), a plain
+// in-memory one in place. False when there is nothing to prefetch (a
+// compressed in-line value, a header the function will reject).
+bool bloom_value_target(Datum filter, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t);
+bool cbf_value_target(Datum filter, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t);
+// A shared object this backend has opened for (need) before (find_opened).
+bool shared_bloom_target(const char* name, int len, uint8 need, PrefetchTarget* t);
+bool shared_cbf_target(const char* name, int len, uint8 need, PrefetchTarget* t);
+
+}  // namespace sketch_pg
