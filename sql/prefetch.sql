@@ -106,6 +106,7 @@ RESET sketchshare.prefetch;
 -- Same answers on and off: every layout, every item type. Each row counts the
 -- positives and the members missed (always 0: no false negatives); 6666 of
 -- the 20000 ids are multiples of 3 (less the NULL items of that column).
+-- The first takes its filter from another relation of a join: no node there.
 SELECT * FROM pg_temp.check($$
     SELECT count(*) FILTER (WHERE bloom_contains(f, i8)) AS positives,
            count(*) FILTER (WHERE id % 3 = 0 AND NOT bloom_contains(f, i8)) AS missed
@@ -181,7 +182,8 @@ SELECT * FROM pg_temp.check($$
     SELECT md5(string_agg(ctid::text || tableoid::regclass::text, ',' ORDER BY ctid)) FROM pf_t
     WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8) $$);
 
--- system columns and a whole row as the item
+-- system columns and a whole row as the item: not prefetched (user columns
+-- only), the same answers
 SELECT * FROM pg_temp.check($$
     SELECT count(*) FILTER (WHERE cbf_contains(cbf_add(cbf_add(cbf_empty(100), '(0,1)'::tid), '(1,3)'::tid), ctid)) AS ctid_found,
            count(*) FILTER (WHERE bloom_contains(bloom_add(bloom_empty(100, 0.01), 'pf_t'::regclass::oid), tableoid)) AS tableoid_found
@@ -300,7 +302,8 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
--- A SCROLL cursor: the planner puts a Material node over the forward-only scan
+-- A SCROLL cursor: the node scans backward as a Seq Scan does (it prefetches
+-- only going forward)
 EXPLAIN (COSTS OFF)
 DECLARE pf_cur SCROLL CURSOR FOR
 SELECT id, cbf_count_of((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8) AS n FROM pf_t;
@@ -352,6 +355,28 @@ SELECT * FROM pg_temp.check($$
 CREATE TABLE pf_empty (x bigint);
 SELECT * FROM pg_temp.check($$
     SELECT count(*) FILTER (WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), x)) FROM pf_empty $$);
+
+-- Items of types hashed through their text output (date; numeric, where 2.50
+-- and 2.5 are two items), char(n)
+-- (hashed without its trailing spaces), a materialized view
+CREATE TABLE pf_misc AS
+SELECT i, date '2026-01-01' + i AS dt, round(i / 8.0, 2) AS n, ('c' || i)::char(8) AS c FROM generate_series(1, 4000) i;
+CREATE MATERIALIZED VIEW pf_mat AS SELECT * FROM pf_misc;
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE bloom_contains(bloom_add(bloom_add(bloom_empty(1000, 0.001), date '2026-01-11'), date '2027-01-01'), dt)) AS dates,
+           count(*) FILTER (WHERE cbf_contains(cbf_add(cbf_add(cbf_empty(1000, 0.001), 1.25), 2.50), n)) AS numerics,
+           count(*) FILTER (WHERE cbf_contains(cbf_add(cbf_empty(1000, 0.001), 'c77'), c)) AS chars
+    FROM pf_misc $$);
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE bloom_contains(bloom_add(bloom_empty(1000, 0.001), date '2026-01-11'), dt)) FROM pf_mat $$);
+-- more lookups than the node follows (4): the first ones are prefetched
+EXPLAIN (COSTS OFF)
+SELECT count(*) FILTER (WHERE cbf_contains('\x010101000000000040000000000000000a00000000000000000000000000e03f0000000000000000000000000000000000000000000000000000000000010000000000000000000000000000'::cbf, i)),
+       count(*) FILTER (WHERE cbf_count_of(cbf_add(cbf_empty(10), 1), i) > 0),
+       count(*) FILTER (WHERE bloom_contains(bloom_add(bloom_empty(10, 0.1), 2), i)),
+       count(*) FILTER (WHERE bloom_contains(bloom_add(bloom_empty(10, 0.1), 3), dt)),
+       count(*) FILTER (WHERE bloom_contains(bloom_add(bloom_empty(10, 0.1), 4), n))
+FROM pf_misc;
 
 -- Where the node must not go
 SET sketchshare.prefetch = on;
@@ -454,6 +479,13 @@ SELECT count(*) FILTER (WHERE shared_bloom_contains('pf_missing', i8)) FROM pf_t
 SET sketchshare.prefetch = off;
 SELECT count(*) FILTER (WHERE shared_bloom_contains('pf_missing', i8)) FROM pf_t;
 RESET sketchshare.prefetch;
+-- a name that is not valid (64 characters): the same
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE id < 0 AND shared_cbf_add(repeat('x', 64), i8)) FROM pf_t $$);
+SELECT count(*) FILTER (WHERE shared_cbf_add(repeat('x', 64), i8)) FROM pf_t;
+SET sketchshare.prefetch = off;
+SELECT count(*) FILTER (WHERE shared_cbf_add(repeat('x', 64), i8)) FROM pf_t;
+RESET sketchshare.prefetch;
 -- A new backend: its first query naming a function loads the library while it
 -- is planned, in time for the node. In another, a SET before the library is
 -- loaded is a placeholder that the library takes when it loads. Then the
@@ -475,6 +507,7 @@ FROM pf_t;
 SELECT shared_drop('pf_cbf_on'), shared_drop('pf_cbf_off'), shared_drop('pf_bloom_on'), shared_drop('pf_bloom_off');
 
 RESET max_parallel_workers_per_gather;
+DROP MATERIALIZED VIEW pf_mat;
 DROP TABLE pf_t, pf_filters, pf_groups, pf_two_rows, pf_dropped, pf_empty, pf_parted, pf_parent, pf_child,
-           pf_dml_on, pf_dml_off;
+           pf_dml_on, pf_dml_off, pf_misc;
 DROP DOMAIN pf_int;
