@@ -285,12 +285,17 @@ Node* create_state(CustomScan* cs) {
 // PostgreSQL 15 gives a custom scan a virtual scan slot and compiles its qual
 // and projection for one (they then never deform a tuple). The heap hands
 // out buffer tuples, so the scan gets the table's own kind of slot and they
-// are compiled again for it (the first ones are left unused).
+// are compiled again for it (the first ones are left unused). The node's
+// subPlan list must then name the SubPlans of the new projection and qual,
+// both: ExecReScan passes changed outer parameters on to them through it
+// (a SubPlan of the select list that hashes or materializes rows depending
+// on an outer parameter would otherwise reuse them stale), and EXPLAIN shows
+// them from it.
 void use_table_slot(CustomScanState* node, EState* estate, const CustomScan* cs) {
     Relation rel = node->ss.ss_currentRelation;
+    node->ss.ps.subPlan = NIL;  // the first projection's and qual's: set up again below
     ExecInitScanTupleSlot(estate, &node->ss, RelationGetDescr(rel), table_slot_callbacks(rel));
     ExecAssignScanProjectionInfoWithVarno(&node->ss, cs->scan.scanrelid);
-    node->ss.ps.subPlan = NIL;  // the qual's subplans, set up again with it
     node->ss.ps.qual = ExecInitQual(cs->scan.plan.qual, &node->ss.ps);
 }
 
