@@ -258,6 +258,20 @@ SELECT * FROM pg_temp.check($$
           FROM generate_series(1, 200) o(i) JOIN pf_groups p ON p.pos = o.i % 9 + 1) s $$);
 EXPLAIN (COSTS OFF)
 SELECT pos, (SELECT count(*) FILTER (WHERE cbf_contains(p.f, t.i8)) FROM pf_t t) FROM pf_groups p;
+-- a SubPlan in the node's select list that also depends on the outer row: the
+-- outer parameter's change must reach it on each rescan (the rows it keeps for
+-- one outer row, here under a Materialize, are read again), and EXPLAIN shows it
+CREATE TABLE pf_side AS SELECT i AS k, i % 9 + 1 AS pos, i % 10 AS g FROM generate_series(1, 5000) i;
+ANALYZE pf_side;
+EXPLAIN (COSTS OFF)
+SELECT p.pos, ARRAY(SELECT (SELECT count(*) FROM pf_side q JOIN pf_side q2 ON q.g = q2.g
+                            WHERE q.pos = p.pos AND q.k < 50 AND q2.k % 7 = t.id % 7)
+                    FROM pf_t t WHERE cbf_contains(p.f, t.i8) AND t.id < 12) FROM pf_groups p;
+SELECT * FROM pg_temp.check($$
+    SELECT p.pos, ARRAY(SELECT (SELECT count(*) FROM pf_side q JOIN pf_side q2 ON q.g = q2.g
+                                WHERE q.pos = p.pos AND q.k < 50 AND q2.k % 7 = t.id % 7)
+                        FROM pf_t t WHERE cbf_contains(p.f, t.i8) AND t.id < 12) AS counts
+    FROM pf_groups p $$);
 -- a join: the filter of the other side is not a constant of the scan (few
 -- rows: each call switches filters, and each switch fetches one again)
 SELECT * FROM pg_temp.check($$
@@ -509,5 +523,5 @@ SELECT shared_drop('pf_cbf_on'), shared_drop('pf_cbf_off'), shared_drop('pf_bloo
 RESET max_parallel_workers_per_gather;
 DROP MATERIALIZED VIEW pf_mat;
 DROP TABLE pf_t, pf_filters, pf_groups, pf_two_rows, pf_dropped, pf_empty, pf_parted, pf_parent, pf_child,
-           pf_dml_on, pf_dml_off, pf_misc;
+           pf_dml_on, pf_dml_off, pf_misc, pf_side;
 DROP DOMAIN pf_int;
