@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The prefetching scan under a concurrent writer: an UPDATE (and a SELECT ...
+# FOR UPDATE) that waits for rows another session has changed rechecks their
+# new versions (EvalPlanQual) through the node as through a Seq Scan, so the
+# same rows come out with sketchshare.prefetch on and off.
+#
+# The filter holds x = 5, 700 and 100900. The other session moves row 5 out
+# of it (x = 100005), rewrites row 700 (x stays), moves row 900 into it
+# (x = 100900) and commits once the statement waits for it. The statement saw
+# rows 5 and 700 match; rechecked, only 700 still does; 900 did not match the
+# version it read. So: 700, in both settings.
+set -euo pipefail
+: "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
+source "$SKETCH_ROOT/test/scripts/lib/common.sh"
+start_test sketchshare_prefetch_epq
+
+FILTER="cbf_add(cbf_add(cbf_add(cbf_empty(100), 5::bigint), 700::bigint), 100900::bigint)"
+
+# round SETTING KIND: KIND is update or lock; prints the ids the statement returned.
+round() {
+    local setting=$1 kind=$2 t="epq_$1_$2" stmt ids
+    q "CREATE TABLE $t AS SELECT i AS id, i::bigint AS x, false AS hit FROM generate_series(1, 1000) i" >/dev/null
+    if [ "$kind" = update ]; then
+        stmt="UPDATE $t SET hit = true WHERE cbf_contains($FILTER, x) RETURNING id"
+    else
+        stmt="SELECT id FROM $t WHERE cbf_contains($FILTER, x) FOR UPDATE"
+    fi
+    local plan
+    plan=$(PGOPTIONS="-c sketchshare.prefetch=$setting" q "EXPLAIN (COSTS OFF) $stmt")
+    if [ "$setting" = on ]; then
+        echo "$plan" | grep -q "Custom Scan (SketchPrefetch) on $t" || fail "$kind: no SketchPrefetch node in: $plan"
+    else
+        echo "$plan" | grep -q "Seq Scan on $t" || fail "$kind: no Seq Scan in: $plan"
+    fi
+    psql -X -q -v ON_ERROR_STOP=1 >"$WORK/other_$t.log" 2>&1 <<SQL &
+SET statement_timeout = '30s';
+BEGIN;
+UPDATE $t SET x = x + 100000 WHERE id IN (5, 900);
+UPDATE $t SET hit = false WHERE id = 700;
+DO \$\$ BEGIN  -- wait_for_the_statement
+    WHILE NOT EXISTS (SELECT 1 FROM pg_locks WHERE NOT granted AND locktype = 'transactionid') LOOP
+        PERFORM pg_sleep(0.02);
+    END LOOP;
+END \$\$;
+COMMIT;
+SQL
+    PIDS+=($!)
+    for _ in $(seq 1 500); do
+        [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%wait_for_the_statement%' AND state = 'active' AND pid <> pg_backend_pid()")" = 1 ] && break
+        sleep 0.02
+    done
+    ids=$(PGOPTIONS="-c sketchshare.prefetch=$setting -c statement_timeout=30s" psql -X -At -v ON_ERROR_STOP=1 -c "$stmt" | grep -E '^[0-9]+$' | sort -n | tr '\n' ' ')
+    wait "${PIDS[-1]}" || { cat "$WORK/other_$t.log"; fail "the other session failed"; }
+    echo "$ids"
+}
+
+for kind in update lock; do
+    on=$(round on "$kind")
+    off=$(round off "$kind")
+    echo "$kind: prefetch on -> [$on], off -> [$off]"
+    [ "$on" = "$off" ] || fail "$kind: the node changed the rows"
+    [ "$on" = "700 " ] || fail "$kind: expected row 700 only"
+    echo "ok: $kind rechecks the same rows"
+done
