@@ -73,8 +73,13 @@ UNION ALL SELECT 'cbf_s', NULL, cbf_agg(s, 20000) FROM pf_t WHERE id % 3 = 0
 UNION ALL SELECT 'small_cbf', NULL, cbf_agg(i4, 20, 0.5) FROM pf_t WHERE id <= 10
 UNION ALL SELECT 'null_bloom', NULL, NULL;
 UPDATE pf_filters SET b = cbf_to_bloom(c) WHERE name = 'cbf_i8';
+-- (cbf values are stored uncompressed by default; cz holds cbf_i8 compressed)
+ALTER TABLE pf_filters ADD COLUMN cz cbf;
+ALTER TABLE pf_filters ALTER COLUMN cz SET STORAGE extended;
+UPDATE pf_filters SET cz = c WHERE name = 'cbf_i8';
 SELECT name, bloom_info(b) ->> 'layout' AS layout, pg_column_size(b) AS b_size, pg_column_compression(b) AS b_compression,
-       pg_column_size(c) AS c_size, pg_column_compression(c) AS c_compression
+       pg_column_size(c) AS c_size, pg_column_compression(c) AS c_compression,
+       pg_column_size(cz) AS cz_size, pg_column_compression(cz) AS cz_compression
 FROM pf_filters ORDER BY name;
 CREATE FUNCTION pg_temp.toasted_values(rel regclass) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE n bigint;
@@ -150,12 +155,17 @@ SELECT * FROM pg_temp.check($$
                               IS DISTINCT FROM cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8)) AS disagree
     FROM pf_t $$);
 -- counting filters: contains, @>, and the sum of count_of (members with
--- id % 6 = 0 were added twice: at least 3333 * 2 + 3333 = 9999)
+-- id % 6 = 0 were added twice: at least 3333 * 2 + 3333 = 9999), also from
+-- the compressed copy
 SELECT * FROM pg_temp.check($$
     SELECT count(*) FILTER (WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8)) AS positives,
            count(*) FILTER (WHERE (SELECT c FROM pf_filters WHERE name = 'cbf_i8') @> i8) AS operator_positives,
            sum(cbf_count_of((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8)) AS sum_count_of,
            sum(cbf_count_of((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8)) FILTER (WHERE id % 3 = 0) AS members_count_of
+    FROM pf_t $$);
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE cbf_contains((SELECT cz FROM pf_filters WHERE name = 'cbf_i8'), i8)) AS compressed_positives,
+           sum(cbf_count_of((SELECT cz FROM pf_filters WHERE name = 'cbf_i8'), i8)) AS compressed_sum_count_of
     FROM pf_t $$);
 SELECT * FROM pg_temp.check($$
     SELECT count(*) FILTER (WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_s'), s)) AS positives,
