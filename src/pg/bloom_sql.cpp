@@ -330,15 +330,17 @@ bool sketch_pg::bloom_value_target(Datum filter, FetchedFilter* f, MemoryContext
     auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(filter));
     struct varlena* v = raw;
     if (VARATT_IS_EXTERNAL_ONDISK(raw))
-        v = fetch_filter(f, raw, cxt, kBloomBitsOffset, [](struct varlena*) {});
+        v = share_held(f, raw, cxt);
     else if (!VARATT_IS_4B_U(raw))
         return false;
+    if (v == nullptr) return false;
     try {
         const size_t len = VARSIZE(v);
         const sb::Header h = sb::read_header(bloom_header(v), len - VARHDRSZ, sketch::Errc::corrupted);
         if (len != bloom_plain_size(h.geometry)) return false;
         t->ops = &sb::ops_for(h.geometry.layout, sb::Path::scalar);
         t->span = sb::span_for(h.geometry, bloom_bits(v));
+        t->bytes = h.geometry.bytes;
         t->seed = h.seed;
         return true;
     } catch (...) {
@@ -349,7 +351,7 @@ bool sketch_pg::bloom_value_target(Datum filter, FetchedFilter* f, MemoryContext
 SKETCH_FUNCTION(bloom_contains) {
     LookupCache* c = lookup_cache(fcinfo, 1);
     struct varlena* v = cached_filter(fcinfo, c, PG_GETARG_DATUM(0));
-    const Hash128 h = hash_item(&c->hasher, PG_GETARG_DATUM(1), c->seed);
+    const Hash128 h = hash_row_item(&c->hasher, PG_GETARG_DATUM(1), c->seed);
     sb::Span span = c->span;
     span.bits = bloom_bits(v);
     PG_RETURN_BOOL(c->ops->contains_one(span, h));

@@ -148,7 +148,7 @@ varlena* copy_arg(FunctionCallInfo fcinfo, int argno, cbf::View* view) {
 }
 
 sketch::Hash128 item_hash(FunctionCallInfo fcinfo, CallCache* cache, int argno, const cbf::Geometry& g) {
-    return sketch_pg::hash_item(&cache->hasher, PG_GETARG_DATUM(argno), g.seed);
+    return sketch_pg::hash_row_item(&cache->hasher, PG_GETARG_DATUM(argno), g.seed);
 }
 
 [[noreturn]] void geometry_mismatch(const cbf::Geometry& a, const cbf::Geometry& b) {
@@ -175,14 +175,16 @@ bool sketch_pg::cbf_value_target(Datum filter, FetchedFilter* f, MemoryContext c
     auto* raw = reinterpret_cast<varlena*>(DatumGetPointer(filter));
     varlena* v = raw;
     if (VARATT_IS_EXTERNAL_ONDISK(raw))
-        v = sketch_pg::fetch_filter(f, raw, cxt, VARHDRSZ + cbf::kHeaderBytes, [](varlena*) {});
+        v = sketch_pg::share_held(f, raw, cxt);
     else if (!VARATT_IS_4B_U(raw))
         return false;
+    if (v == nullptr) return false;
     try {
         const cbf::View view = cbf::read_value(payload(v), payload_len(v), kValueMaxCounters, sketch::Errc::corrupted);
         t->ops = nullptr;
         t->cbf = view.g;
         t->span.bits = view.counters;
+        t->bytes = view.g.counter_bytes();
         t->seed = view.g.seed;
         return true;
     } catch (...) {

@@ -78,13 +78,20 @@ FetchedCopy* held_copies = nullptr;
 
 void release_on_reset(void* arg) { release_filter(static_cast<FetchedFilter*>(arg)); }
 
-}  // namespace
-
-FetchedCopy* find_or_fetch(struct varlena* raw, MemoryContext cxt, size_t header_bytes) {
+FetchedCopy* find_held(struct varlena* raw) {
     varatt_external p;
     VARATT_EXTERNAL_GET_POINTER(p, raw);
     for (FetchedCopy* c = held_copies; c != nullptr; c = c->next)
         if (c->valueid == p.va_valueid && c->toastrelid == p.va_toastrelid) return c;
+    return nullptr;
+}
+
+}  // namespace
+
+FetchedCopy* find_or_fetch(struct varlena* raw, MemoryContext cxt, size_t header_bytes) {
+    if (FetchedCopy* held = find_held(raw)) return held;
+    varatt_external p;
+    VARATT_EXTERNAL_GET_POINTER(p, raw);
     MemoryContext own = AllocSetContextCreate(cxt, "sketchshare fetched filter", ALLOCSET_SMALL_SIZES);
     auto* c = static_cast<FetchedCopy*>(MemoryContextAllocZero(own, sizeof(FetchedCopy)));
     void* base;
@@ -93,6 +100,15 @@ FetchedCopy* find_or_fetch(struct varlena* raw, MemoryContext cxt, size_t header
     c->valueid = p.va_valueid;
     c->cxt = own;
     return c;
+}
+
+struct varlena* share_held(FetchedFilter* f, struct varlena* raw, MemoryContext cxt) {
+    if (holds(f, raw)) return f->copy->value;
+    release_filter(f);
+    FetchedCopy* c = find_held(raw);
+    if (c == nullptr) return nullptr;
+    hold_copy(f, c, cxt);
+    return c->value;
 }
 
 void hold_copy(FetchedFilter* f, FetchedCopy* c, MemoryContext cxt) {

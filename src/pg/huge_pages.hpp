@@ -62,6 +62,9 @@ inline bool holds(const FetchedFilter* f, struct varlena* raw) {
 // detoast_huge of it, held by nobody yet (its context a child of cxt until
 // hold_copy adopts it, so that a failed validation frees it with cxt).
 FetchedCopy* find_or_fetch(struct varlena* raw, MemoryContext cxt, size_t header_bytes);
+// The copy of raw that some FetchedFilter of this backend holds, held by f
+// too from now on; nullptr when none does (nothing is fetched).
+struct varlena* share_held(FetchedFilter* f, struct varlena* raw, MemoryContext cxt);
 // f holds c from now on, until release_filter or the reset of cxt (where f lives).
 void hold_copy(FetchedFilter* f, FetchedCopy* c, MemoryContext cxt);
 void release_filter(FetchedFilter* f);

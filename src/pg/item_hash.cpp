@@ -31,6 +31,12 @@ static ItemKind kind_for(Oid base) {
     }
 }
 
+RowDigest row_digest;
+
+bool hashes_by_output(Oid typid) {
+    return kind_for(typid) == ItemKind::text_output && kind_for(getBaseType(typid)) == ItemKind::text_output;
+}
+
 void item_hasher_init(ItemHasher* hasher, Oid typid, MemoryContext mcxt) {
     if (!OidIsValid(typid))
         ereport(ERROR, (errcode(ERRCODE_INDETERMINATE_DATATYPE), errmsg("could not determine the type of the item to hash")));

@@ -45,4 +45,32 @@ const ItemHasher* item_hasher_for_arg(FunctionCallInfo fcinfo, int argno);
 
 sketch::Hash128 hash_item(const ItemHasher* hasher, Datum value, uint64_t seed = 0);
 
+// Whether values of typid hash through their text output (a call of the
+// output function and an allocation each: too dear to hash twice).
+bool hashes_by_output(Oid typid);
+
+// The item of the row a prefetching scan (prefetch_scan.cpp) is returning,
+// with the digest it computed ahead, so that a lookup of that row's item
+// need not hash it again; typid InvalidOid: none. A by-reference item
+// matches by address: the scan publishes only items inside the page it holds
+// pinned, where one address is one value. hits counts reuses: the scan reads
+// ahead only while its rows are looked up as it returns them.
+struct RowDigest {
+    Datum item;
+    Oid typid;
+    uint64_t seed;
+    sketch::Hash128 h;
+    uint64_t hits;
+};
+extern RowDigest row_digest;
+
+// hash_item, taking the scan's digest when value is the current row's item.
+inline sketch::Hash128 hash_row_item(const ItemHasher* hasher, Datum value, uint64_t seed) {
+    if (row_digest.item == value && row_digest.typid == hasher->typid && row_digest.seed == seed) {
+        ++row_digest.hits;
+        return row_digest.h;
+    }
+    return hash_item(hasher, value, seed);
+}
+
 }  // namespace sketch_pg

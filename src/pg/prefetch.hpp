@@ -19,6 +19,7 @@ struct PrefetchTarget {
     const sketch::bloom::Ops* ops;  // a bloom layout's kernels; nullptr: a cbf
     sketch::bloom::Span span;       // bloom: the array's shape; both: bits = the array
     sketch::cbf::Geometry cbf;      // a cbf's geometry
+    uint64_t bytes;                 // the array's size
     uint64_t seed;                  // items hash with it
 };
 
@@ -29,10 +30,11 @@ inline void prefetch_item(const PrefetchTarget& t, const sketch::Hash128& h) {
         sketch::cbf::prefetch(t.cbf, t.span.bits, h);
 }
 
-// A bloom or cbf value argument as the function reads it: a stored value
-// through f (the same copy the function's FetchedFilter holds), a plain
-// in-memory one in place. False when there is nothing to prefetch (a
-// compressed in-line value, a header the function will reject).
+// A bloom or cbf value argument as the function reads it: a plain in-memory
+// value in place, a stored one only once the function has fetched it (the
+// copy its FetchedFilter holds, then held by f too; the scan never fetches).
+// False when there is nothing to prefetch (not fetched yet, a compressed
+// in-line value, a header the function will reject).
 bool bloom_value_target(Datum filter, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t);
 bool cbf_value_target(Datum filter, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t);
 // A shared object this backend has opened for (need) before (find_opened).

@@ -59,6 +59,18 @@ namespace {
 // room to spare, while 8 x k lines stay well inside L1.
 constexpr int kAheadRows = 8;
 constexpr int kMaxProbes = 4;
+// A filter this small stays in the caches by itself: the scan does not read
+// ahead for it (hashing ahead costs more than it saves the lookups then).
+constexpr uint64_t kPrefetchFromBytes = uint64_t(4) << 20;
+// Reading ahead pays only if each row's item is looked up as the scan
+// returns the row (not after a sort or a join reorders rows, nor when most
+// rows never reach the lookup). Once it has read ahead for kJudgeRows rows,
+// if under a quarter of them were looked up (row_digest.hits), it pauses
+// reading ahead for `backoff` pages, doubling up to kMaxBackoff.
+constexpr uint64_t kJudgeRows = 64;
+constexpr int kMinBackoff = 8;
+constexpr int kMaxBackoff = 1024;
+constexpr int kRing = 16;  // digests of rows read ahead, by row index; > kAheadRows
 
 enum class Kind : uint8 { bloom_value, cbf_value, shared_bloom, shared_cbf };
 
@@ -163,6 +175,7 @@ void consider_call(ProbeSearch* s, Oid funcid, List* args) {
     const Var* v = reinterpret_cast<const Var*>(item);
     if (v->varno != int(s->rti) || v->varlevelsup != 0 || v->varattno <= 0) return;
     const Oid item_type = exprType(static_cast<Node*>(lsecond(args)));
+    if (hashes_by_output(item_type)) return;
     for (int i = 0; i < list_length(s->filters); ++i) {
         List* p = static_cast<List*>(list_nth(s->probes, i));
         if (linitial_int(p) == known && lsecond_int(p) == v->varattno && equal(list_nth(s->filters, i), filter))
@@ -263,6 +276,13 @@ struct Probe {
     FetchedFilter fetched;  // a stored value filter, shared with the function's copy
     PrefetchTarget target;
     bool resolved;  // target is set for this (re)scan
+    bool prefetch;  // its filter is large enough to prefetch for
+};
+
+struct Digest {
+    int index;  // row of the page (index in rs_vistuples), -1: none
+    Datum item;
+    sketch::Hash128 h;
 };
 
 struct PrefetchScanState {
@@ -270,7 +290,13 @@ struct PrefetchScanState {
     int nprobes;
     Probe probes[kMaxProbes];
     BlockNumber block;  // the page `ahead` indexes
-    int ahead;          // next row of the page (index in rs_vistuples) to prefetch
+    int ahead;          // next row of the page (index in rs_vistuples) to read ahead
+    bool reading;       // this page reads ahead
+    Digest ring[kRing];  // the first probe's digests, for row_digest
+    uint64_t published;  // rows whose digest was published since the last judgement
+    uint64_t hits_at;    // row_digest.hits then
+    int paused;          // pages left without reading ahead
+    int backoff;
 };
 
 PrefetchScanState* state_of(CustomScanState* node) { return reinterpret_cast<PrefetchScanState*>(node); }
@@ -317,6 +343,7 @@ void begin_scan(CustomScanState* node, EState* estate, int) {
         item_hasher_init(&p->hasher, Oid(lthird_int(planned)), estate->es_query_cxt);
     }
     st->block = InvalidBlockNumber;
+    st->backoff = kMinBackoff;
 }
 
 // The filter argument's value, if the scan may read it now.
@@ -356,6 +383,7 @@ void resolve(PrefetchScanState* st, Probe* p) {
                 VARDATA_ANY(v), int(VARSIZE_ANY_EXHDR(v)), kKnown[p->known].need, &p->target);
             break;
     }
+    p->prefetch = p->resolved && p->target.bytes >= kPrefetchFromBytes;
 }
 
 // Hashes row `index` of the current page for every probe and starts loading
@@ -369,7 +397,7 @@ void prefetch_row(PrefetchScanState* st, HeapScanDesc hs, int index) {
     const TupleDesc desc = RelationGetDescr(st->css.ss.ss_currentRelation);
     for (int i = 0; i < st->nprobes; ++i) {
         const Probe* p = &st->probes[i];
-        if (!p->resolved) continue;
+        if (!p->prefetch && !(i == 0 && p->resolved)) continue;  // the first probe's digest serves row_digest
         bool isnull;
         const Datum d = heap_getattr(&tuple, p->attno, desc, &isnull);
         if (isnull) continue;
@@ -377,20 +405,70 @@ void prefetch_row(PrefetchScanState* st, HeapScanDesc hs, int index) {
             auto* v = reinterpret_cast<struct varlena*>(DatumGetPointer(d));
             if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)) continue;  // the function detoasts it
         }
-        prefetch_item(p->target, hash_item(&p->hasher, d, p->target.seed));
+        const sketch::Hash128 h = hash_item(&p->hasher, d, p->target.seed);
+        if (p->prefetch) prefetch_item(p->target, h);
+        if (i == 0) st->ring[index % kRing] = Digest{index, d, h};
     }
 }
 
+// At a page change: judges the page that read ahead (see kJudgeRows) and
+// decides whether this one does.
+void start_page(PrefetchScanState* st, BlockNumber block) {
+    if (st->reading && st->published >= kJudgeRows) {
+        const bool looked_up = (row_digest.hits - st->hits_at) * 4 >= st->published;
+        st->paused = looked_up ? 0 : st->backoff;
+        st->backoff = looked_up ? kMinBackoff : std::min(st->backoff * 2, kMaxBackoff);
+        st->published = 0;
+        st->hits_at = row_digest.hits;
+    }
+    const bool was_reading = st->reading;
+    st->reading = false;
+    if (st->paused > 0) {
+        --st->paused;
+    } else {
+        for (int i = 0; i < st->nprobes; ++i) {
+            resolve(st, &st->probes[i]);
+            st->reading |= st->probes[i].prefetch;
+        }
+    }
+    if (st->reading && !was_reading) {
+        st->published = 0;
+        st->hits_at = row_digest.hits;
+    }
+    st->block = block;
+    for (Digest& d : st->ring) d.index = -1;
+}
+
+// Publishes the digest of the row being returned, if it was read ahead. Runs
+// at every row, and before any lookup can see it: row_digest never names an
+// item of a page the scan has let go of.
+void publish(PrefetchScanState* st, int current) {
+    const Digest& d = st->ring[current % kRing];
+    if (!st->reading || d.index != current || !st->probes[0].resolved) {
+        row_digest.typid = InvalidOid;
+        return;
+    }
+    row_digest.item = d.item;
+    row_digest.typid = st->probes[0].hasher.typid;
+    row_digest.seed = st->probes[0].target.seed;
+    row_digest.h = d.h;
+    ++st->published;
+}
+
 // Called with the row just fetched as the page's current one: keeps the
-// next kAheadRows rows of the page in flight.
-void prefetch_ahead(PrefetchScanState* st, HeapScanDesc hs) {
-    if ((hs->rs_base.rs_flags & SO_ALLOW_PAGEMODE) == 0) return;
+// next kAheadRows rows of the page read ahead.
+void read_ahead(PrefetchScanState* st, HeapScanDesc hs) {
+    if ((hs->rs_base.rs_flags & SO_ALLOW_PAGEMODE) == 0) {
+        row_digest.typid = InvalidOid;
+        return;
+    }
     const int current = hs->rs_cindex;
     if (hs->rs_cblock != st->block) {
-        st->block = hs->rs_cblock;
+        start_page(st, hs->rs_cblock);
         st->ahead = current + 1;
-        for (int i = 0; i < st->nprobes; ++i) resolve(st, &st->probes[i]);
     }
+    publish(st, current);
+    if (!st->reading) return;
     const int last = std::min(current + kAheadRows, hs->rs_ntuples - 1);
     if (st->ahead > last) return;
     MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
@@ -403,10 +481,12 @@ TupleTableSlot* next_row(ScanState* ss) {
     if (ss->ss_currentScanDesc == nullptr)
         ss->ss_currentScanDesc = table_beginscan(ss->ss_currentRelation, estate->es_snapshot, 0, nullptr);
     TupleTableSlot* slot = ss->ss_ScanTupleSlot;
-    if (!table_scan_getnextslot(ss->ss_currentScanDesc, estate->es_direction, slot)) return nullptr;
-    if (ScanDirectionIsForward(estate->es_direction))
-        prefetch_ahead(reinterpret_cast<PrefetchScanState*>(ss), reinterpret_cast<HeapScanDesc>(ss->ss_currentScanDesc));
-    return slot;
+    const bool got = table_scan_getnextslot(ss->ss_currentScanDesc, estate->es_direction, slot);
+    if (got && ScanDirectionIsForward(estate->es_direction))
+        read_ahead(reinterpret_cast<PrefetchScanState*>(ss), reinterpret_cast<HeapScanDesc>(ss->ss_currentScanDesc));
+    else
+        row_digest.typid = InvalidOid;
+    return got ? slot : nullptr;
 }
 
 bool recheck_row(ScanState*, TupleTableSlot*) { return true; }
@@ -417,12 +497,14 @@ TupleTableSlot* exec_scan(CustomScanState* node) {
 
 void end_scan(CustomScanState* node) {
     PrefetchScanState* st = state_of(node);
+    row_digest.typid = InvalidOid;
     for (int i = 0; i < st->nprobes; ++i) release_filter(&st->probes[i].fetched);
     if (node->ss.ss_currentScanDesc != nullptr) table_endscan(node->ss.ss_currentScanDesc);
 }
 
 void rescan(CustomScanState* node) {
     PrefetchScanState* st = state_of(node);
+    row_digest.typid = InvalidOid;
     st->block = InvalidBlockNumber;
     for (int i = 0; i < st->nprobes; ++i) st->probes[i].resolved = false;  // parameters may have changed
     if (node->ss.ss_currentScanDesc != nullptr) table_rescan(node->ss.ss_currentScanDesc, nullptr);

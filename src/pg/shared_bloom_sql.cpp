@@ -137,6 +137,7 @@ bool sketch_pg::shared_bloom_target(const char* name, int len, uint8 need, Prefe
         const Parsed p = geometry(e);
         t->ops = &sb::ops_for(p.g.layout, sb::Path::scalar);
         t->span = sb::span_for(p.g, e->map.payload());
+        t->bytes = p.g.bytes;
         t->seed = p.seed;
         return true;
     } catch (...) {

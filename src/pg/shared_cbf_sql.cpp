@@ -107,6 +107,7 @@ bool sketch_pg::shared_cbf_target(const char* name, int len, uint8 need, Prefetc
     t->ops = nullptr;
     t->cbf = geometry(e);
     t->span.bits = e->map.payload();
+    t->bytes = t->cbf.counter_bytes();
     t->seed = t->cbf.seed;
     return true;
 }

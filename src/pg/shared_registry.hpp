@@ -82,7 +82,7 @@ const ItemHasher* cached_hasher(FunctionCallInfo fcinfo, int argno);
 inline sketch::Hash128 hash_arg(FunctionCallInfo fcinfo, int argno, uint64_t seed) {
     const auto* cc = static_cast<const CallCache*>(fcinfo->flinfo->fn_extra);
     const ItemHasher* hasher = likely(cc != nullptr && cc->hasher.typid != InvalidOid) ? &cc->hasher : cached_hasher(fcinfo, argno);
-    return hash_item(hasher, PG_GETARG_DATUM(argno), seed);
+    return hash_row_item(hasher, PG_GETARG_DATUM(argno), seed);
 }
 
 inline bool is_frozen(const Entry* e) {
