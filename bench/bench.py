@@ -44,14 +44,16 @@ def time_entries(setup, entries, runs):
                           capture_output=True, env=os.environ)
     if proc.returncode != 0:
         sys.exit("suite failed:\n" + proc.stderr)
+    # An entry of several statements (a SET before its query) takes the sum
+    # of their times.
     times, current = {}, None
     for line in proc.stdout.splitlines():
         if line.startswith("@@ "):
             current = line[3:]
+            times.setdefault(current, []).append(0.0)
         m = re.match(r"Time: ([\d.]+) ms", line)
         if m and current:
-            times.setdefault(current, []).append(float(m.group(1)))
-            current = None
+            times[current][-1] += float(m.group(1))
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 

@@ -344,21 +344,10 @@ COMMIT;
 
 -- A cursor declared without SCROLL may still fetch backward when its plan can
 -- run backward (a Seq Scan can): the same with the node
-BEGIN;
-DECLARE pf_cur CURSOR FOR
-SELECT id, cbf_count_of((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8) AS n FROM pf_t;
-FETCH 7 FROM pf_cur;
-FETCH BACKWARD 2 FROM pf_cur;
-FETCH 3 FROM pf_cur;
-COMMIT;
+\set backward_fetches 'BEGIN; DECLARE pf_cur CURSOR FOR SELECT id, cbf_count_of((SELECT c FROM pf_filters WHERE name = ''cbf_i8''), i8) AS n FROM pf_t; FETCH 7 FROM pf_cur; FETCH BACKWARD 2 FROM pf_cur; FETCH 3 FROM pf_cur; COMMIT;'
+:backward_fetches
 SET sketchshare.prefetch = off;
-BEGIN;
-DECLARE pf_cur CURSOR FOR
-SELECT id, cbf_count_of((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8) AS n FROM pf_t;
-FETCH 7 FROM pf_cur;
-FETCH BACKWARD 2 FROM pf_cur;
-FETCH 3 FROM pf_cur;
-COMMIT;
+:backward_fetches
 RESET sketchshare.prefetch;
 
 -- A dropped column, and a column added with a default after the rows (its

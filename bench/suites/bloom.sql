@@ -3,6 +3,8 @@
 -- for lookups a trivial predicate over the same rows.
 -- Serial plans: on a small shared machine parallel workers only add noise
 -- (the aggregates do run in parallel; pg_regress tests that).
+-- A _seqscan statement is the one before it with sketchshare.prefetch = off:
+-- a plain Seq Scan instead of the prefetching scan, timed in the same run.
 -- @setup
 SET max_parallel_workers_per_gather = 0;
 DROP TABLE IF EXISTS bloom_bench_f;
@@ -29,8 +31,16 @@ SELECT bloom_agg(s, 10000000, 0.01) FROM t;
 SELECT count(*) FILTER (WHERE x <> 0) FROM t;
 -- @name filter_bloom_contains vs filter_x_ne_0
 SELECT count(*) FILTER (WHERE bloom_contains((SELECT f FROM bloom_bench_f), x)) FROM t;
+-- @name filter_bloom_contains_seqscan vs filter_x_ne_0
+SET sketchshare.prefetch = off;
+SELECT count(*) FILTER (WHERE bloom_contains((SELECT f FROM bloom_bench_f), x)) FROM t;
+RESET sketchshare.prefetch;
 -- @name filter_contains_operator vs filter_x_ne_0
 SELECT count(*) FILTER (WHERE (SELECT f FROM bloom_bench_f) @> x) FROM t;
 -- The same lookups in a filter that fits the caches (100k items, 128 kB).
 -- @name filter_contains_small vs filter_x_ne_0
 SELECT count(*) FILTER (WHERE bloom_contains((SELECT f FROM bloom_bench_small), x)) FROM t;
+-- @name filter_contains_small_seqscan vs filter_x_ne_0
+SET sketchshare.prefetch = off;
+SELECT count(*) FILTER (WHERE bloom_contains((SELECT f FROM bloom_bench_small), x)) FROM t;
+RESET sketchshare.prefetch;

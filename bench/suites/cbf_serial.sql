@@ -3,6 +3,8 @@
 -- shipped to the leader and merged there). The _small statements use a filter
 -- that fits the caches (capacity 100000: 512 KiB), which separates the
 -- per-row cost of the functions from the memory latency of a 64 MiB filter.
+-- A _seqscan statement is the one before it with sketchshare.prefetch = off:
+-- a plain Seq Scan instead of the prefetching scan, timed in the same run.
 -- @setup
 SET max_parallel_workers_per_gather = 0;
 DROP TABLE IF EXISTS cbf_bench;
@@ -19,5 +21,13 @@ SELECT cbf_count(cbf_agg(x, 100000)) FROM t;
 SELECT count(*) FILTER (WHERE x <> 0) FROM t;
 -- @name cbf_contains vs count_nonzero
 SELECT count(*) FILTER (WHERE cbf_contains((SELECT f FROM cbf_bench), x)) FROM t;
+-- @name cbf_contains_seqscan vs count_nonzero
+SET sketchshare.prefetch = off;
+SELECT count(*) FILTER (WHERE cbf_contains((SELECT f FROM cbf_bench), x)) FROM t;
+RESET sketchshare.prefetch;
 -- @name cbf_contains_small vs count_nonzero
 SELECT count(*) FILTER (WHERE cbf_contains((SELECT f FROM cbf_bench_small), x)) FROM t;
+-- @name cbf_contains_small_seqscan vs count_nonzero
+SET sketchshare.prefetch = off;
+SELECT count(*) FILTER (WHERE cbf_contains((SELECT f FROM cbf_bench_small), x)) FROM t;
+RESET sketchshare.prefetch;

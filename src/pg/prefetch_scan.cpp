@@ -151,14 +151,8 @@ bool readable_filter(Node* n) {
     return k == PARAM_EXTERN || k == PARAM_EXEC;
 }
 
-// One prefetched lookup; in the plan, its filter expression is in
+// The lookups found so far; in the plan, each one's filter expression is in
 // custom_exprs and the rest an integer list in custom_private.
-struct PlannedProbe {
-    int known;
-    AttrNumber attno;
-    Oid item_type;
-};
-
 struct ProbeSearch {
     Index rti;
     List* filters;  // Node*
