@@ -392,6 +392,12 @@ SELECT count(*) FILTER (WHERE cbf_contains('\x010101000000000040000000000000000a
        count(*) FILTER (WHERE bloom_contains(bloom_add(bloom_empty(10, 0.1), 3), i)),
        count(*) FILTER (WHERE bloom_contains(bloom_add(bloom_empty(10, 0.1), 4), i))
 FROM pf_misc;
+-- A plain aggregate over the table alone takes the scan's rows whole (no
+-- projection per row, as from a Seq Scan); other queries get the columns they ask for
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT count(*) FILTER (WHERE bloom_contains((SELECT b FROM pf_filters WHERE name = 'classic_i8'), i)) FROM pf_misc;
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT i FROM pf_misc WHERE bloom_contains((SELECT b FROM pf_filters WHERE name = 'classic_i8'), i);
 
 -- Where the node must not go
 SET sketchshare.prefetch = on;

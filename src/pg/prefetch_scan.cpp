@@ -38,6 +38,7 @@ extern "C" {
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
+#include "optimizer/plancat.h"
 #include "optimizer/restrictinfo.h"
 #include "storage/bufmgr.h"
 #include "utils/inval.h"
@@ -247,9 +248,28 @@ void on_rel_pathlist(PlannerInfo* root, RelOptInfo* rel, Index rti, RangeTblEntr
     if (filters_parallel_safe) replace_seq_scans(rel->partial_pathlist, &s, true);
 }
 
-Plan* plan_scan(PlannerInfo*, RelOptInfo* rel, CustomPath* best, List* tlist, List* clauses, List*) {
+// Whether the scan may return the table's rows whole, as a Seq Scan does when
+// its parent takes any target list (the planner decides that for a Seq Scan,
+// not for a custom scan). Then it hands on the heap tuple itself instead of
+// projecting each row. Granted here in one shape known to be safe: a plain
+// aggregate over this table alone, where the scan's parent is the Agg (or a
+// partial Agg, or a Gather under it), which reads its input by column.
+bool whole_rows_ok(PlannerInfo* root, RelOptInfo* rel) {
+    const Query* q = root->parse;
+    if (q->commandType != CMD_SELECT || !q->hasAggs || q->groupClause != NIL || q->groupingSets != NIL ||
+        q->hasWindowFuncs || q->hasTargetSRFs || q->distinctClause != NIL || q->sortClause != NIL ||
+        q->setOperations != nullptr || q->rowMarks != NIL || root->placeholder_list != NIL ||
+        bms_membership(root->all_baserels) != BMS_SINGLETON)
+        return false;
+    for (int i = rel->min_attr; i <= 0; ++i)  // system columns, the whole row
+        if (!bms_is_empty(rel->attr_needed[i - rel->min_attr])) return false;
+    return true;
+}
+
+Plan* plan_scan(PlannerInfo* root, RelOptInfo* rel, CustomPath* best, List* tlist, List* clauses, List*) {
     CustomScan* cs = makeNode(CustomScan);
-    cs->scan.plan.targetlist = tlist;
+    List* whole = whole_rows_ok(root, rel) ? build_physical_tlist(root, rel) : NIL;
+    cs->scan.plan.targetlist = whole != NIL ? whole : tlist;  // NIL: a dropped or added column
     cs->scan.plan.qual = extract_actual_clauses(clauses, false);
     cs->scan.scanrelid = rel->relid;
     cs->flags = best->flags;
