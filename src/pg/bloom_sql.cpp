@@ -87,14 +87,21 @@ struct Opened {
     uint64_t seed;
 };
 
-// Validates the header of a detoasted value against its length.
-Opened inspect(struct varlena* v) {
+// The header of a detoasted value, checked against its length; throws
+// (corrupted) saying what is wrong.
+sb::Header checked_header(struct varlena* v) {
     const size_t len = VARSIZE(v);
-    sb::Header h = guarded([&] { return sb::read_header(bloom_header(v), len - VARHDRSZ, sketch::Errc::corrupted); });
+    sb::Header h = sb::read_header(bloom_header(v), len - VARHDRSZ, sketch::Errc::corrupted);
     const size_t plain = bloom_plain_size(h.geometry);
     if (len != plain)
-        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
-                        errmsg("bloom value of %zu bytes is inconsistent with its header (%zu bytes expected)", len, plain)));
+        sketch::fail(sketch::Errc::corrupted, "bloom value of %zu bytes is inconsistent with its header (%zu bytes expected)",
+                     len, plain);
+    return h;
+}
+
+// Validates the header of a detoasted value against its length.
+Opened inspect(struct varlena* v) {
+    const sb::Header h = guarded([&] { return checked_header(v); });
     return Opened{v, h.geometry, h.seed};
 }
 
@@ -327,17 +334,10 @@ struct varlena* cached_filter(FunctionCallInfo fcinfo, LookupCache* c, Datum d) 
 }  // namespace
 
 bool sketch_pg::bloom_value_target(Datum filter, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t) {
-    auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(filter));
-    struct varlena* v = raw;
-    if (VARATT_IS_EXTERNAL_ONDISK(raw))
-        v = share_held(f, raw, cxt);
-    else if (!VARATT_IS_4B_U(raw))
-        return false;
+    struct varlena* v = value_as_read(filter, f, cxt);
     if (v == nullptr) return false;
     try {
-        const size_t len = VARSIZE(v);
-        const sb::Header h = sb::read_header(bloom_header(v), len - VARHDRSZ, sketch::Errc::corrupted);
-        if (len != bloom_plain_size(h.geometry)) return false;
+        const sb::Header h = checked_header(v);
         t->ops = &sb::ops_for(h.geometry.layout, sb::Path::scalar);
         t->span = sb::span_for(h.geometry, bloom_bits(v));
         t->bytes = h.geometry.bytes;

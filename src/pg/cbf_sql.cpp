@@ -172,12 +172,7 @@ varlena* own_state(Datum d) {
 }  // namespace
 
 bool sketch_pg::cbf_value_target(Datum filter, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t) {
-    auto* raw = reinterpret_cast<varlena*>(DatumGetPointer(filter));
-    varlena* v = raw;
-    if (VARATT_IS_EXTERNAL_ONDISK(raw))
-        v = sketch_pg::share_held(f, raw, cxt);
-    else if (!VARATT_IS_4B_U(raw))
-        return false;
+    varlena* v = sketch_pg::value_as_read(filter, f, cxt);
     if (v == nullptr) return false;
     try {
         const cbf::View view = cbf::read_value(payload(v), payload_len(v), kValueMaxCounters, sketch::Errc::corrupted);

@@ -33,17 +33,19 @@ static ItemKind kind_for(Oid base) {
 
 RowDigest row_digest;
 
-bool hashes_by_output(Oid typid) {
-    return kind_for(typid) == ItemKind::text_output && kind_for(getBaseType(typid)) == ItemKind::text_output;
+// The types kind_for knows are base types: only the others may be domains
+// (a syscache lookup, once per call site).
+static ItemKind resolved_kind(Oid typid) {
+    const ItemKind kind = kind_for(typid);
+    return kind == ItemKind::text_output ? kind_for(getBaseType(typid)) : kind;
 }
+
+bool hashes_by_output(Oid typid) { return resolved_kind(typid) == ItemKind::text_output; }
 
 void item_hasher_init(ItemHasher* hasher, Oid typid, MemoryContext mcxt) {
     if (!OidIsValid(typid))
         ereport(ERROR, (errcode(ERRCODE_INDETERMINATE_DATATYPE), errmsg("could not determine the type of the item to hash")));
-    // The types kind_for knows are base types: only the others may be
-    // domains (a syscache lookup, once per call site).
-    hasher->kind = kind_for(typid);
-    if (hasher->kind == ItemKind::text_output) hasher->kind = kind_for(getBaseType(typid));
+    hasher->kind = resolved_kind(typid);
     if (hasher->kind == ItemKind::text_output) {
         Oid output_fn;
         bool is_varlena;

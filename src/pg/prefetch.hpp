@@ -30,11 +30,19 @@ inline void prefetch_item(const PrefetchTarget& t, const sketch::Hash128& h) {
         sketch::cbf::prefetch(t.cbf, t.span.bits, h);
 }
 
-// A bloom or cbf value argument as the function reads it: a plain in-memory
-// value in place, a stored one only once the function has fetched it (the
-// copy its FetchedFilter holds, then held by f too; the scan never fetches).
-// False when there is nothing to prefetch (not fetched yet, a compressed
-// in-line value, a header the function will reject).
+// A bloom or cbf value argument as its lookup function reads it, when the
+// scan may read it without fetching anything: a stored value once the
+// function has fetched it (its copy, then held by f too), a plain in-memory
+// one in place; nullptr otherwise (not fetched yet, compressed in line).
+inline struct varlena* value_as_read(Datum filter, FetchedFilter* f, MemoryContext cxt) {
+    auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(filter));
+    if (VARATT_IS_EXTERNAL_ONDISK(raw)) return share_held(f, raw, cxt);
+    return VARATT_IS_4B_U(raw) ? raw : nullptr;
+}
+
+// The target of a bloom or cbf value argument (value_as_read). False when
+// there is nothing to prefetch (no value to read yet, a header the function
+// will reject).
 bool bloom_value_target(Datum filter, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t);
 bool cbf_value_target(Datum filter, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t);
 // A shared object this backend has opened for (need) before (find_opened).

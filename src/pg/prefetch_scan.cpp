@@ -386,16 +386,17 @@ void resolve(PrefetchScanState* st, Probe* p) {
     p->resolved = false;
     if (!filter_value(st, p, &d)) return;
     MemoryContext cxt = st->css.ss.ps.state->es_query_cxt;
-    auto* v = reinterpret_cast<struct varlena*>(DatumGetPointer(d));
     switch (kind) {
         case Kind::bloom_value: p->resolved = bloom_value_target(d, &p->fetched, cxt, &p->target); break;
         case Kind::cbf_value: p->resolved = cbf_value_target(d, &p->fetched, cxt, &p->target); break;
         case Kind::shared_bloom:
-        case Kind::shared_cbf:
+        case Kind::shared_cbf: {
+            auto* v = reinterpret_cast<struct varlena*>(DatumGetPointer(d));  // the object's name
             if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)) return;
             p->resolved = (kind == Kind::shared_bloom ? shared_bloom_target : shared_cbf_target)(
                 VARDATA_ANY(v), int(VARSIZE_ANY_EXHDR(v)), kKnown[p->known].need, &p->target);
             break;
+        }
     }
     p->prefetch = p->resolved && p->target.bytes >= kPrefetchFromBytes;
 }
@@ -458,7 +459,7 @@ void start_page(PrefetchScanState* st, BlockNumber block) {
 // item of a page the scan has let go of.
 void publish(PrefetchScanState* st, int current) {
     const Digest& d = st->ring[current % kRing];
-    if (!st->reading || d.index != current || !st->probes[0].resolved) {
+    if (!st->reading || d.index != current) {  // (the ring holds the first probe's digests only once it is resolved)
         row_digest.typid = InvalidOid;
         return;
     }
