@@ -10,6 +10,11 @@ SET sketchshare.prefetch = 'maybe';
 SET sketchshare.prefetch = off;
 SHOW sketchshare.prefetch;
 RESET sketchshare.prefetch;
+-- The planner support function of the lookups is not for direct use: it
+-- takes an internal planner request, which no SQL value can be (errors).
+SELECT sketchshare_support(NULL::internal);
+SELECT sketchshare_support(42);
+SELECT proname FROM pg_proc WHERE prosupport = 'sketchshare_support'::regproc GROUP BY proname ORDER BY proname;
 
 -- pg_temp.check(q): runs q with prefetch on and off; reports whether the node
 -- is in each plan and whether the results (all rows, sorted) are identical.
