@@ -12,6 +12,7 @@ namespace sketch {
 enum class Errc {
     invalid_parameter,  // 22023: a caller-supplied argument is out of range
     invalid_text,       // 22P02: malformed text representation
+    invalid_binary,     // 22P03: malformed binary input (recv, a bytea cast)
     corrupted,          // XX001-like: a stored value or file fails validation
     mismatch,           // 22023: two structures cannot be combined
     program_limit,      // 54000: a size beyond what we allow

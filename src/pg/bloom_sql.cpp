@@ -55,20 +55,6 @@ namespace {
 // for the caches (prefetching pays off there); small states insert directly.
 constexpr uint64_t kBufferFromBytes = 128 * 1024;
 
-// Runs f; any core exception becomes ereport(ERROR) with the given SQLSTATE.
-template <typename F>
-auto guarded_as(int sqlstate, F&& f) -> decltype(f()) {
-    PendingError pending;
-    try {
-        return f();
-    } catch (const std::exception& e) {
-        capture(pending, sqlstate, e.what());
-    } catch (...) {
-        capture(pending, ERRCODE_INTERNAL_ERROR, "unknown C++ exception");
-    }
-    raise(pending);
-}
-
 struct LayoutName {
     char text[96];
 };
@@ -156,11 +142,9 @@ void write_external(const Opened& o, uint8_t* out) {
     std::memcpy(out + sb::kHeaderBytes, bloom_bits(o.v), o.g.bytes);
 }
 
-// External form -> value; errors carry the given SQLSTATE.
-struct varlena* from_external(const uint8_t* data, size_t len, int sqlstate) {
-    sb::Header h = guarded_as(sqlstate, [&] {
-        return sb::read_external(data, len, sketch::Errc::invalid_text);
-    });
+// External form -> value; what fails validation is reported as `code`.
+struct varlena* from_external(const uint8_t* data, size_t len, sketch::Errc code) {
+    sb::Header h = guarded([&] { return sb::read_external(data, len, code); });
     struct varlena* v = bloom_value_new(h.geometry, h.seed);
     std::memcpy(bloom_bits(v), data + sb::kHeaderBytes, h.geometry.bytes);
     return v;
@@ -176,7 +160,7 @@ SKETCH_FUNCTION(bloom_in) {
     const size_t n = guarded([&] { return sketch::hex::decoded_bytes(s, len, "bloom"); });
     auto* raw = static_cast<uint8_t*>(palloc(n > 0 ? n : 1));
     guarded([&] { sketch::hex::read_text(s, len, raw, "bloom"); });
-    struct varlena* v = from_external(raw, n, ERRCODE_INVALID_TEXT_REPRESENTATION);
+    struct varlena* v = from_external(raw, n, sketch::Errc::invalid_text);
     pfree(raw);
     PG_RETURN_POINTER(v);
 }
@@ -200,7 +184,7 @@ SKETCH_FUNCTION(bloom_out) {
 SKETCH_FUNCTION(bloom_recv) {
     StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
     const size_t n = size_t(buf->len - buf->cursor);
-    struct varlena* v = from_external(reinterpret_cast<const uint8_t*>(buf->data + buf->cursor), n, ERRCODE_INVALID_BINARY_REPRESENTATION);
+    struct varlena* v = from_external(reinterpret_cast<const uint8_t*>(buf->data + buf->cursor), n, sketch::Errc::invalid_binary);
     buf->cursor = buf->len;
     PG_RETURN_POINTER(v);
 }
@@ -216,8 +200,7 @@ SKETCH_FUNCTION(bloom_send) {
 
 SKETCH_FUNCTION(bloom_from_bytea) {
     bytea* b = PG_GETARG_BYTEA_PP(0);
-    PG_RETURN_POINTER(from_external(reinterpret_cast<const uint8_t*>(VARDATA_ANY(b)), VARSIZE_ANY_EXHDR(b),
-                                    ERRCODE_INVALID_BINARY_REPRESENTATION));
+    PG_RETURN_POINTER(from_external(reinterpret_cast<const uint8_t*>(VARDATA_ANY(b)), VARSIZE_ANY_EXHDR(b), sketch::Errc::invalid_binary));
 }
 
 // ---- constructors and sizing ----

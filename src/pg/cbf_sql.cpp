@@ -215,7 +215,7 @@ SKETCH_FUNCTION(cbf_recv) {
     auto* v = static_cast<varlena*>(palloc(VARHDRSZ + len));
     SET_VARSIZE(v, VARHDRSZ + len);
     pq_copymsgbytes(buf, reinterpret_cast<char*>(payload(v)), len);
-    view_of(v, sketch::Errc::corrupted);
+    view_of(v, sketch::Errc::invalid_binary);
     PG_RETURN_POINTER(v);
 }
 
@@ -231,7 +231,7 @@ SKETCH_FUNCTION(cbf_send) {
 // bytea -> cbf: the same bytes, validated (cbf -> bytea needs no function).
 SKETCH_FUNCTION(cbf_from_bytea) {
     auto* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0)));
-    view_of(v, sketch::Errc::corrupted);
+    view_of(v, sketch::Errc::invalid_binary);
     PG_RETURN_POINTER(v);
 }
 

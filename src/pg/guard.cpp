@@ -8,6 +8,7 @@ static int sqlstate_for(sketch::Errc code) {
     switch (code) {
         case sketch::Errc::invalid_parameter: return ERRCODE_INVALID_PARAMETER_VALUE;
         case sketch::Errc::invalid_text: return ERRCODE_INVALID_TEXT_REPRESENTATION;
+        case sketch::Errc::invalid_binary: return ERRCODE_INVALID_BINARY_REPRESENTATION;
         case sketch::Errc::corrupted: return ERRCODE_DATA_CORRUPTED;
         case sketch::Errc::mismatch: return ERRCODE_INVALID_PARAMETER_VALUE;
         case sketch::Errc::program_limit: return ERRCODE_PROGRAM_LIMIT_EXCEEDED;
