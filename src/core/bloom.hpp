@@ -2,9 +2,9 @@
 // payload, a heap buffer or an mmap'd file alike), dispatched once per call
 // from a run-time Geometry to kernels compiled for that (layout, K').
 //
-//   Geometry g = resolve_and_size(parse_layout("fast_multiblock32<8>"), n, fpr);
-//   std::vector<uint8_t> buf(g.bytes + kTailPad);      // zeroed; 8-byte aligned for atomics
-//   insert(g, buf.data(), &h, 1);  contains(g, buf.data(), h);
+//   Geometry g = capacity_for(n, fpr, parse_layout("fast_multiblock32<8>"));
+//   Filter f(g);                       // or any zeroed array of g.bytes + kTailPad bytes,
+//   f.insert(h);  f.contains(h);       // 8-byte aligned, with insert(g, bits, h) etc.
 //
 // The memory layout and bit order are described in bloom_layout.hpp.
 #pragma once
