@@ -3,6 +3,7 @@
 // vector width, and every kind of bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -65,7 +66,7 @@ TEST(Hex, EveryLengthRoundTripsAndMatchesTheReference) {
         for (const std::string& t : {text, upper}) {
             std::vector<uint8_t> back(n + 1, 0x5a);
             hex::read_text(t.data(), t.size(), back.data(), "cbf");
-            ASSERT_EQ(std::memcmp(back.data(), bytes.data(), n), 0) << n;
+            ASSERT_TRUE(std::equal(bytes.begin(), bytes.end(), back.begin())) << n;
             ASSERT_EQ(back[n], 0x5a) << "wrote past the end at n = " << n;
         }
     }
