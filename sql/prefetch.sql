@@ -355,6 +355,19 @@ SET sketchshare.prefetch = off;
 :backward_fetches
 RESET sketchshare.prefetch;
 
+-- UPDATE ... WHERE CURRENT OF a cursor whose row comes from the node (the row
+-- identity reaches the update), rolled back
+EXPLAIN (COSTS OFF)
+DECLARE pf_cur CURSOR FOR SELECT id FROM pf_t WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8);
+BEGIN;
+DECLARE pf_cur CURSOR FOR SELECT id FROM pf_t WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8);
+FETCH 2 FROM pf_cur;
+UPDATE pf_t SET d = -d WHERE CURRENT OF pf_cur RETURNING id, d;
+FETCH 1 FROM pf_cur;
+DELETE FROM pf_t WHERE CURRENT OF pf_cur RETURNING id;
+SELECT id, d FROM pf_t WHERE d < 0 OR id BETWEEN 6 AND 9 ORDER BY id;
+ROLLBACK;
+
 -- A dropped column, and a column added with a default after the rows (its
 -- value is not in the old tuples)
 CREATE TABLE pf_dropped (a int, junk text, x bigint);
