@@ -29,7 +29,9 @@ bool pad_is_zero(const Filter& f) {
 TEST(BloomLayout, ParseAndFormatRoundTrip) {
     for (const std::string& spec : layout_specs()) {
         Layout l = parse_layout(spec);
-        if (spec != "block<uint8,1>") EXPECT_EQ(format_layout(l), spec) << spec;  // that one is classic<1>
+        if (spec != "block<uint8,1>") {  // that one is classic<1>
+            EXPECT_EQ(format_layout(l), spec) << spec;
+        }
         EXPECT_EQ(parse_layout(format_layout(l)), l) << spec;
     }
     EXPECT_EQ(format_layout(parse_layout(" Block < uint64_t , 5 > ")), "block<uint64,5>");

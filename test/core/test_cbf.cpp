@@ -176,7 +176,9 @@ TEST(CbfOps, ChurnKeepsEveryLiveItem) {
         if (i >= window) {
             const int64_t gone = i - window;
             EXPECT_TRUE(f.remove(item(gone)));
-            if (gone % 7 == 0) EXPECT_TRUE(f.remove(item(gone)));
+            if (gone % 7 == 0) {
+                EXPECT_TRUE(f.remove(item(gone)));
+            }
         }
         if (i % 2500 == 0 || i == total - 1) {
             for (int64_t j = std::max<int64_t>(0, i - window + 1); j <= i; ++j)
