@@ -254,17 +254,26 @@ void View::seed(uint64_t seed_value) noexcept {
     std::memcpy(control()->rng, rng.state(), sizeof control()->rng);
 }
 
-const char* View::check() const noexcept {
+const char* View::damage(bool full) const noexcept {
     const Control* c = control();
-    if (pending()) return "a journal is pending";
     const uint64_t k = g_.k;
     if (c->count != (c->seen < k ? c->seen : k)) return "count is not min(seen, k)";
     if (c->stored < c->count || c->stored > c->seen) return "stored is out of range";
+    const bool journal = pending();
+    if (journal) {
+        const Journal& j = c->journal;
+        if (j.pos < -1 || j.pos >= int64_t(k)) return "the journal's position is out of range";
+        if (j.count != (j.seen < k ? j.seen : k)) return "the journal's count is not min(seen, k)";
+        if (j.pos >= 0 && item_len(k) > g_.item_size) return "the journal's staged item is longer than item_size";
+    }
+    if (g_.weighted && !journal && c->count > 0 && (heap()[0] < 0 || uint64_t(heap()[0]) >= c->count))
+        return "the heap's root is out of range";
+    if (!full) return nullptr;
     for (uint64_t i = 0; i < c->count; ++i) {
         if (item_len(i) > g_.item_size) return "an item is longer than item_size";
         if (item_flags(i) & ~uint32_t(kBinary)) return "an item has unknown flags";
     }
-    if (g_.weighted) {
+    if (g_.weighted && !journal) {
         const int32_t n = int32_t(c->count);
         const int32_t* h = heap();
         const double* kk = keys();
@@ -282,5 +291,7 @@ const char* View::check() const noexcept {
     }
     return nullptr;
 }
+
+const char* View::check() const noexcept { return pending() ? "a journal is pending" : damage(true); }
 
 }  // namespace sketch::shared_reservoir

@@ -146,9 +146,16 @@ public:
     uint32_t item_flags(uint64_t pos) const noexcept;
     const uint8_t* item_data(uint64_t pos) const noexcept { return slot(pos) + 8; }
 
-    // Consistency check (tests and diagnostics): count = min(seen, k), every
-    // length <= item_size, the heap a permutation of 0..count-1 with the heap
-    // property, no pending journal. Returns nullptr or what is wrong.
+    // What is wrong with the state, or nullptr; under the mutex, or on a
+    // frozen object. Always the fields whose values address memory, in O(1):
+    // count = min(seen, k), stored in count..seen, a pending journal's
+    // position, count and staged length, a weighted reservoir's heap root.
+    // With `full`, in O(k): every stored item's length and flags, and the
+    // heap a permutation of 0..count-1 with the heap property. A pending
+    // journal is not damage (recover() replays it); the heap is checked only
+    // without one (recovery rebuilds it).
+    const char* damage(bool full) const noexcept;
+    // damage(true), and no pending journal (tests).
     const char* check() const noexcept;
 
 private:

@@ -298,6 +298,7 @@ void load(Entry* e, CatalogRow row) {
     e->file_id = row.file_id;
     e->epoch = local_epoch;
     e->acl_loaded = acl;
+    e->payload_checked = false;
     e->ngrants = row.ngrants;
     e->grants = static_cast<GrantRow*>(MemoryContextAlloc(TopMemoryContext, sizeof(GrantRow) * (row.ngrants + 1)));
     memcpy(e->grants, row.grants, sizeof(GrantRow) * row.ngrants);

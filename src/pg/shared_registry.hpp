@@ -41,6 +41,7 @@ struct Entry {
     uint64 file_id;
     uint64 epoch;
     uint32 acl_loaded;  // acl_generation of the file when the grants were read
+    bool payload_checked;  // this mapping's payload passed its kind's full check (reservoirs)
     sketch::shared::Mapping map;
     int ngrants;
     GrantRow* grants;  // TopMemoryContext

@@ -182,10 +182,27 @@ void unlock_reservoir(ss::Entry* e, const sr::View& v, const Held& h) {
     ss::unlock_shared(e, h.ticket);
 }
 
-// Locks a mutable object (refusing a frozen one) and replays a crashed
-// writer's journal.
+// Refuses a reservoir whose state is damaged (XX001) before anything reads
+// or writes through it: in full at this backend's first use of the file,
+// the fields that address memory at every use (View::damage). Called with
+// the mutex held (h, let go before the error) or on a frozen object (h null).
+void check_state(ss::Entry* e, const sr::View& v, const Held* h) {
+    const char* bad = v.damage(!e->payload_checked);
+    if (bad == nullptr) {
+        e->payload_checked = true;
+        return;
+    }
+    if (h != nullptr) unlock_reservoir(e, v, *h);
+    ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("shared reservoir \"%s\" is damaged: %s", e->name, bad),
+                    errhint("Drop it with shared_drop('%s') and create it again, or attach an exported copy.",
+                            e->name)));
+}
+
+// Locks a mutable object (refusing a frozen one), checks its state and
+// replays a crashed writer's journal.
 void lock_for_write(ss::Entry* e, sr::View& v, Held* h) {
     lock_reservoir(e, v, h, true);
+    check_state(e, v, h);
     v.recover();
 }
 
@@ -222,7 +239,7 @@ Copy read_state(ss::Entry* e, bool with_items) {
     Copy c{};
     c.stride = v.geometry().stride;
     const bool frozen = ss::is_frozen(e);
-    uint64 room = with_items ? v.state().count : 0;
+    uint64 room = with_items ? Min(v.state().count, uint64(v.geometry().k)) : 0;  // a first guess, unlocked
     for (;;) {
         if (with_items) {
             c.slots = static_cast<char*>(MemoryContextAllocExtended(CurrentMemoryContext, Max(room, 1) * c.stride,
@@ -234,6 +251,7 @@ Copy read_state(ss::Entry* e, bool with_items) {
         }
         Held h;
         if (!frozen) lock_reservoir(e, v, &h, false);
+        check_state(e, v, frozen ? nullptr : &h);
         const sr::View::State s = v.state();
         bool fits = !with_items || s.count <= room;
         if (fits) {

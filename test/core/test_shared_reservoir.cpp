@@ -52,6 +52,48 @@ TEST(SharedReservoir, GeometryLimits) {
     EXPECT_THROW(sr::check_geometry("t", g, sr::payload_bytes(g)), sketch::Error);
 }
 
+// Damage to the fields that address memory is found in O(1) (damage(false));
+// an item's length and the heap's order by the full check; a journal left by
+// a crashed writer is not damage.
+TEST(SharedReservoir, DamageIsFoundBeforeUse) {
+    Res u(5, 8, false), w(5, 8, true);
+    for (int i = 0; i < 50; ++i) {
+        u.add(std::to_string(i));
+        w.add(std::to_string(i), 1.0 + i);
+    }
+    ASSERT_EQ(u.view.damage(true), nullptr);
+    ASSERT_EQ(w.view.damage(true), nullptr);
+    auto damaged = [](Res& r, bool full, auto&& harm) {
+        std::vector<uint64_t> saved = r.mem;
+        harm(r.view);
+        const char* bad = r.view.damage(full);
+        r.mem = saved;
+        return bad == nullptr ? std::string() : std::string(bad);
+    };
+    EXPECT_NE(damaged(u, false, [](sr::View& v) { v.control()->count = 6; }), "");
+    EXPECT_NE(damaged(u, false, [](sr::View& v) { v.control()->stored = 1000; }), "");
+    EXPECT_NE(damaged(u, false, [](sr::View& v) {
+                  v.control()->journal.valid = 1;
+                  v.control()->journal.pos = 5;  // k: the staging slot's index, not a position
+                  v.control()->journal.seen = 51;
+                  v.control()->journal.count = 5;
+              }), "");
+    EXPECT_NE(damaged(w, false, [](sr::View& v) { v.heap()[0] = 7; }), "");
+    const uint32_t too_long = 9;
+    EXPECT_EQ(damaged(u, false, [&](sr::View& v) { std::memcpy(v.slot(2), &too_long, 4); }), "");
+    EXPECT_NE(damaged(u, true, [&](sr::View& v) { std::memcpy(v.slot(2), &too_long, 4); }), "");
+    EXPECT_NE(damaged(w, true, [](sr::View& v) { v.heap()[3] = v.heap()[4]; }), "");
+    // a writer stopped after committing its journal: pending, not damaged
+    Res c(5, 8, true);
+    for (int i = 0; i < 20; ++i) c.add(std::to_string(i), 1.0 + i);
+    c.add("late", 1e9, 3);
+    EXPECT_TRUE(c.view.pending());
+    EXPECT_EQ(c.view.damage(true), nullptr);
+    EXPECT_NE(c.view.check(), nullptr);
+    EXPECT_TRUE(c.view.recover());
+    EXPECT_EQ(c.view.check(), nullptr);
+}
+
 TEST(SharedReservoir, FillsThenSamplesAndTruncates) {
     Res r(3, 4, false);
     EXPECT_TRUE(r.add("a"));

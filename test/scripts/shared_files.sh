@@ -176,5 +176,42 @@ out=$(psql -X -At -v VERBOSITY=verbose -c "SET ROLE sketchshare_files_nobody" -c
 echo "$out" | grep -q '42501' || fail "no grant: $out"
 echo "$out" | grep -q 'permission denied for shared object "live"' || fail "no grant: $out"
 echo "ok: a role without a grant: $(echo "$out" | grep ERROR | head -1)"
+# A reservoir's payload is not covered by the header's checksum (it changes
+# with every add): values in it that address memory are checked before use.
+# Each damage below is refused (XX001, "is damaged") by a fresh backend's
+# sample and add; the server does not restart. Offsets from the payload
+# (12288): seen 0, count 8; the journal's valid 128 and position 132; slots
+# from 256, stride round8(8 + item_size) = 64; a weighted reservoir's keys
+# after k + 1 slots, then its heap.
+started=$(q "SELECT pg_postmaster_start_time()")
+# damaged LABEL OBJECT OFFSET VALUE ADD: writes the 8-byte VALUE at OFFSET of
+# the payload; a fresh backend's sample and ADD are refused; then restores it.
+damaged() {
+    local label=$1 name=$2 at=$((12288 + $3)) out stmt
+    cp -p "$dir/$name" "$WORK/$name.good"
+    as_owner python3 -c "import struct, sys; f = open(sys.argv[1], 'r+b'); f.seek(int(sys.argv[2])); f.write(struct.pack('<q', int(sys.argv[3])))" \
+        "$dir/$name" "$at" "$4"
+    for stmt in "SELECT count(*) FROM shared_reservoir_sample('$name')" "$5"; do
+        out=$(psql -X -At -c "$stmt" 2>&1 || true)
+        echo "$out" | grep -q "shared reservoir \"$name\" is damaged" || fail "$label: $stmt gave: $out"
+    done
+    cp -p "$WORK/$name.good" "$dir/$name"
+    echo "ok: $label: $(echo "$out" | head -1)"
+}
+q "SELECT shared_reservoir_create('ru', 5, 56)" >/dev/null
+q "SELECT shared_reservoir_create('rw', 5, 56, weighted => true)" >/dev/null
+q "SELECT shared_reservoir_add_many('ru', array_agg(g::text)) FROM generate_series(1, 100) g" >/dev/null
+q "SELECT shared_reservoir_add_many('rw', array_agg(g::text), array_agg(g::float8)) FROM generate_series(1, 100) g" >/dev/null
+add_u="SELECT shared_reservoir_add('ru', 'x')"
+add_w="SELECT shared_reservoir_add('rw', 'x', 2.0)"
+damaged "a huge count" ru 8 5000000000 "$add_u"
+damaged "a journal's position out of range" ru 128 $(((1000000 << 32) | 1)) "$add_u"
+damaged "an item longer than item_size (the first use's full check)" ru 256 1000000 "$add_u"
+damaged "a heap root out of range" rw $((256 + 6 * 64 + 5 * 8)) 99 "$add_w"
+damaged "a heap that is not a permutation" rw $((256 + 6 * 64 + 5 * 8 + 4)) 0 "$add_w"
+check "the reservoirs read again once restored" "SELECT (SELECT count(*) FROM shared_reservoir_sample('ru')) = 5 AND (SELECT count(*) FROM shared_reservoir_sample('rw')) = 5"
+[ "$(q "SELECT pg_postmaster_start_time()")" = "$started" ] || fail "the server restarted"
+echo "ok: no restart"
+
 q "SELECT shared_drop(name) FROM shared_objects" >/dev/null
 echo "all file checks passed"
