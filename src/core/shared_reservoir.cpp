@@ -268,12 +268,7 @@ const char* View::damage(bool full) const noexcept {
     }
     if (g_.weighted && !journal && c->count > 0 && (heap()[0] < 0 || uint64_t(heap()[0]) >= c->count))
         return "the heap's root is out of range";
-    if (!full) return nullptr;
-    for (uint64_t i = 0; i < c->count; ++i) {
-        if (item_len(i) > g_.item_size) return "an item is longer than item_size";
-        if (item_flags(i) & ~uint32_t(kBinary)) return "an item has unknown flags";
-    }
-    if (g_.weighted && !journal) {
+    if (full && g_.weighted && !journal) {
         const int32_t n = int32_t(c->count);
         const int32_t* h = heap();
         const double* kk = keys();
@@ -292,6 +287,13 @@ const char* View::damage(bool full) const noexcept {
     return nullptr;
 }
 
-const char* View::check() const noexcept { return pending() ? "a journal is pending" : damage(true); }
+const char* View::check() const noexcept {
+    if (pending()) return "a journal is pending";
+    for (uint64_t i = 0; i < control()->count; ++i) {
+        if (item_len(i) > g_.item_size) return "an item is longer than item_size";
+        if (item_flags(i) & ~uint32_t(kBinary)) return "an item has unknown flags";
+    }
+    return damage(true);
+}
 
 }  // namespace sketch::shared_reservoir

@@ -150,12 +150,14 @@ public:
     // frozen object. Always the fields whose values address memory, in O(1):
     // count = min(seen, k), stored in count..seen, a pending journal's
     // position, count and staged length, a weighted reservoir's heap root.
-    // With `full`, in O(k): every stored item's length and flags, and the
-    // heap a permutation of 0..count-1 with the heap property. A pending
-    // journal is not damage (recover() replays it); the heap is checked only
-    // without one (recovery rebuilds it).
+    // With `full`, in O(k), the rest of a weighted reservoir's heap: a
+    // permutation of 0..count-1 with the heap property (its entries index
+    // the keys and become positions). A pending journal is not damage
+    // (recover() replays it), and the heap is checked only without one
+    // (recovery rebuilds it). Item lengths need no check: every read clamps
+    // them to item_size.
     const char* damage(bool full) const noexcept;
-    // damage(true), and no pending journal (tests).
+    // damage(true), every item's length and flags, and no pending journal (tests).
     const char* check() const noexcept;
 
 private:
