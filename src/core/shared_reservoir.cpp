@@ -257,14 +257,16 @@ void View::seed(uint64_t seed_value) noexcept {
 const char* View::damage(bool full) const noexcept {
     const Control* c = control();
     const uint64_t k = g_.k;
-    if (c->count != (c->seen < k ? c->seen : k)) return "count is not min(seen, k)";
-    if (c->stored < c->count || c->stored > c->seen) return "stored is out of range";
     const bool journal = pending();
-    if (journal) {
+    if (journal) {  // what counts is the journal (the fields it sets may be half applied)
         const Journal& j = c->journal;
         if (j.pos < -1 || j.pos >= int64_t(k)) return "the journal's position is out of range";
         if (j.count != (j.seen < k ? j.seen : k)) return "the journal's count is not min(seen, k)";
+        if (j.stored < j.count || j.stored > j.seen) return "the journal's stored is out of range";
         if (j.pos >= 0 && item_len(k) > g_.item_size) return "the journal's staged item is longer than item_size";
+    } else {
+        if (c->count != (c->seen < k ? c->seen : k)) return "count is not min(seen, k)";
+        if (c->stored < c->count || c->stored > c->seen) return "stored is out of range";
     }
     if (g_.weighted && !journal && c->count > 0 && (heap()[0] < 0 || uint64_t(heap()[0]) >= c->count))
         return "the heap's root is out of range";

@@ -148,8 +148,10 @@ public:
 
     // What is wrong with the state, or nullptr; under the mutex, or on a
     // frozen object. Always the fields whose values address memory, in O(1):
-    // count = min(seen, k), stored in count..seen, a pending journal's
-    // position, count and staged length, a weighted reservoir's heap root.
+    // count = min(seen, k) and stored in count..seen (those of a pending
+    // journal instead, with its position and staged length: a writer killed
+    // while applying it leaves the state's own fields half set), a weighted
+    // reservoir's heap root.
     // With `full`, in O(k), the rest of a weighted reservoir's heap: a
     // permutation of 0..count-1 with the heap property (its entries index
     // the keys and become positions). A pending journal is not damage

@@ -87,6 +87,8 @@ TEST(SharedReservoir, DamageIsFoundBeforeUse) {
     c.add("late", 1e9, 3);
     EXPECT_TRUE(c.view.pending());
     EXPECT_EQ(c.view.damage(true), nullptr);
+    c.view.control()->count = 0;  // as if killed inside apply(): count set, seen not yet
+    EXPECT_EQ(c.view.damage(true), nullptr);
     EXPECT_NE(c.view.check(), nullptr);
     EXPECT_TRUE(c.view.recover());
     EXPECT_EQ(c.view.check(), nullptr);
