@@ -4,10 +4,10 @@
 -- correlated subquery, LATERAL, whole rows, system columns) gives the same
 -- rows with sketchshare.prefetch on and off, and the node is in every plan.
 -- The filters are 4 MiB or more, so the node reads ahead for each of them.
--- dq_t has NULL items, a dropped column, and 30000 rows.
+-- dq_t has NULL items, a dropped column, and 12000 rows (about 80 pages).
 CREATE TABLE dq_t (id int, junk text, a bigint, b text, c int);
 INSERT INTO dq_t SELECT i, 'j', CASE WHEN i % 13 <> 0 THEN i * 7 END, CASE WHEN i % 11 <> 0 THEN 'b' || (i % 500) END, i % 10
-FROM generate_series(1, 30000) i;
+FROM generate_series(1, 12000) i;
 ALTER TABLE dq_t DROP COLUMN junk;
 CREATE TABLE dq_u (k int, a bigint);
 INSERT INTO dq_u SELECT i, i * 7 FROM generate_series(1, 3000, 3) i;
@@ -56,7 +56,7 @@ DECLARE
         'SELECT u.k, (SELECT count(*) FROM dq_t t WHERE t.c = u.k %% 10 AND %s) FROM dq_u u WHERE u.k < 200',
         'SELECT u.k, x.n FROM dq_u u, LATERAL (SELECT count(*) n FROM dq_t t WHERE t.id < u.k AND %s) x WHERE u.k < 100',
         'SELECT t.id, %s AS hit FROM dq_t t WHERE t.id %% 7 = 0',
-        'SELECT t FROM dq_t t WHERE %s AND t.id > 29000',
+        'SELECT t FROM dq_t t WHERE %s AND t.id > 11000',
         'SELECT t.ctid, t.id FROM dq_t t WHERE %s AND t.id < 500',
         'SELECT count(*) FROM dq_t t WHERE t.c = 3 AND %s',
         'SELECT array_agg(t.id ORDER BY t.id) FROM dq_t t WHERE %s AND t.b LIKE ''b1%%''',
