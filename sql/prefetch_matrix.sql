@@ -17,8 +17,11 @@ SELECT bloom_agg(a, 5000000, 0.01) AS bf, cbf_agg(a, 1000000) AS cf, bloom_agg(b
 FROM dq_t WHERE id % 4 = 0;
 SELECT shared_cbf_create('dq_sc', 2000000);
 SELECT shared_cbf_add_many('dq_sc', array_agg(a)) FROM dq_t WHERE id % 5 = 0;
+SELECT shared_bloom_create('dq_sb', 5000000, 0.01);
+SELECT shared_bloom_add_many('dq_sb', array_agg(b)) FROM dq_t WHERE id % 6 = 0;
 SELECT (bloom_info(bf)->>'bytes')::int >= 4194304 AS bf_large, (bloom_info(bb)->>'bytes')::int >= 4194304 AS bb_large,
-       (cbf_stats(cf)->>'bytes')::int >= 4194304 AS cf_large, (shared_cbf_stats('dq_sc')->>'bytes')::int >= 4194304 AS sc_large
+       (cbf_stats(cf)->>'bytes')::int >= 4194304 AS cf_large, (shared_cbf_stats('dq_sc')->>'bytes')::int >= 4194304 AS sc_large,
+       (shared_bloom_stats('dq_sb')->>'bytes')::int >= 4194304 AS sb_large
 FROM dq_f;
 
 CREATE FUNCTION pg_temp.rows_of(q text, setting text) RETURNS text LANGUAGE plpgsql AS $$
@@ -40,7 +43,8 @@ DECLARE
     preds text[] := ARRAY[
         'bloom_contains((SELECT bf FROM dq_f), t.a)', '(SELECT bf FROM dq_f) @> t.a', 'cbf_contains((SELECT cf FROM dq_f), t.a)',
         'cbf_count_of((SELECT cf FROM dq_f), t.a) > 0', 'bloom_contains((SELECT bb FROM dq_f), t.b)',
-        'shared_cbf_contains(''dq_sc'', t.a)', 'shared_cbf_count_of(''dq_sc'', t.a) > 0'];
+        'shared_cbf_contains(''dq_sc'', t.a)', 'shared_cbf_count_of(''dq_sc'', t.a) > 0',
+        'shared_bloom_contains(''dq_sb'', t.b)'];
     shapes text[] := ARRAY[
         'SELECT t.id FROM dq_t t WHERE %s',
         'SELECT count(*) FILTER (WHERE %s) FROM dq_t t',
@@ -75,5 +79,5 @@ BEGIN
     END LOOP;
     RAISE NOTICE 'queries % with node % differing %', n, node, bad;
 END $$;
-SELECT shared_drop('dq_sc');
+SELECT shared_drop('dq_sc'), shared_drop('dq_sb');
 DROP TABLE dq_t, dq_u, dq_f;
