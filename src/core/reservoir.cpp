@@ -44,9 +44,11 @@ void Rng::seed(uint64_t seed_value) {
     // xoshiro must not start from all zeros; splitmix64 never yields four.
 }
 
-void Rng::set_state(const uint64_t s[4]) {
-    for (int i = 0; i < 4; ++i) s_[i] = s[i];
-    if ((s_[0] | s_[1] | s_[2] | s_[3]) == 0) seed(0);
+Rng Rng::with_state(const uint64_t s[4]) {
+    Rng r{Unseeded{}};
+    for (int i = 0; i < 4; ++i) r.s_[i] = s[i];
+    if ((r.s_[0] | r.s_[1] | r.s_[2] | r.s_[3]) == 0) r.seed(0);
+    return r;
 }
 
 uint64_t Rng::below(uint64_t n) {

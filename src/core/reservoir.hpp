@@ -71,9 +71,13 @@ public:
     double beta(double a, double b);
 
     const uint64_t* state() const { return s_; }
-    void set_state(const uint64_t s[4]);
+    // A generator that continues from a saved state (all zero: seeded with 0),
+    // without seeding one first.
+    static Rng with_state(const uint64_t s[4]);
 
 private:
+    struct Unseeded {};
+    explicit Rng(Unseeded) {}
     static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
     uint64_t s_[4];
 };

@@ -182,12 +182,9 @@ bool View::recover() noexcept {
 bool View::add(const uint8_t* bytes, uint32_t len, uint32_t flags, double weight, int crash_after) noexcept {
     Control* c = control();
     if (len > g_.item_size) len = g_.item_size;
-    rsv::Rng rng;
-    bool zero = (c->rng[0] | c->rng[1] | c->rng[2] | c->rng[3]) == 0;
-    if (zero)
-        rng.seed(g_.initial_seed);
-    else
-        rng.set_state(c->rng);
+    // The file's generator, or before the first add the geometry's seed.
+    const bool zero = (c->rng[0] | c->rng[1] | c->rng[2] | c->rng[3]) == 0;
+    rsv::Rng rng = zero ? rsv::Rng(g_.initial_seed) : rsv::Rng::with_state(c->rng);
 
     // The decision, on locals only.
     const uint64_t seen = c->seen + 1;
