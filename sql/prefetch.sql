@@ -525,6 +525,82 @@ SELECT count(*) FILTER (WHERE shared_cbf_add(repeat('x', 64), i8)) FROM pf_t;
 SET sketchshare.prefetch = off;
 SELECT count(*) FILTER (WHERE shared_cbf_add(repeat('x', 64), i8)) FROM pf_t;
 RESET sketchshare.prefetch;
+-- The prefetching scan across query shapes: every lookup function under each
+-- of 19 query shapes (filters, aggregates, GROUP BY and ROLLUP, DISTINCT,
+-- ORDER BY with LIMIT, window functions, EXISTS, joins, CTEs, UNION, a
+-- correlated subquery, LATERAL, whole rows, system columns) gives the same
+-- rows with sketchshare.prefetch on and off (pg_temp.check), and the node is in
+-- every plan with the setting on. Parallel plans as the session allows them.
+-- The filters are 4 MiB or more, so the node reads ahead for each of them.
+-- dq_t has NULL items, a dropped column, and 12000 rows (about 80 pages).
+RESET max_parallel_workers_per_gather;
+CREATE TABLE dq_t (id int, junk text, a bigint, b text, c int);
+INSERT INTO dq_t SELECT i, 'j', CASE WHEN i % 13 <> 0 THEN i * 7 END, CASE WHEN i % 11 <> 0 THEN 'b' || (i % 500) END, i % 10
+FROM generate_series(1, 12000) i;
+ALTER TABLE dq_t DROP COLUMN junk;
+CREATE TABLE dq_u (k int, a bigint);
+INSERT INTO dq_u SELECT i, i * 7 FROM generate_series(1, 3000, 3) i;
+ANALYZE dq_t, dq_u;
+CREATE TABLE dq_f AS
+SELECT bloom_agg(a, 5000000, 0.01) AS bf, cbf_agg(a, 1000000) AS cf, bloom_agg(b, 5000000, 0.01, 'block<uint64,5>') AS bb
+FROM dq_t WHERE id % 4 = 0;
+SELECT shared_cbf_create('dq_sc', 2000000);
+SELECT shared_cbf_add_many('dq_sc', array_agg(a)) FROM dq_t WHERE id % 5 = 0;
+SELECT shared_bloom_create('dq_sb', 5000000, 0.01);
+SELECT shared_bloom_add_many('dq_sb', array_agg(b)) FROM dq_t WHERE id % 6 = 0;
+SELECT (bloom_info(bf)->>'bytes')::int >= 4194304 AS bf_large, (bloom_info(bb)->>'bytes')::int >= 4194304 AS bb_large,
+       (cbf_stats(cf)->>'bytes')::int >= 4194304 AS cf_large, (shared_cbf_stats('dq_sc')->>'bytes')::int >= 4194304 AS sc_large,
+       (shared_bloom_stats('dq_sb')->>'bytes')::int >= 4194304 AS sb_large
+FROM dq_f;
+
+DO $$
+DECLARE
+    preds text[] := ARRAY[
+        'bloom_contains((SELECT bf FROM dq_f), t.a)', '(SELECT bf FROM dq_f) @> t.a', 'cbf_contains((SELECT cf FROM dq_f), t.a)',
+        'cbf_count_of((SELECT cf FROM dq_f), t.a) > 0', 'bloom_contains((SELECT bb FROM dq_f), t.b)',
+        'shared_cbf_contains(''dq_sc'', t.a)', 'shared_cbf_count_of(''dq_sc'', t.a) > 0',
+        'shared_bloom_contains(''dq_sb'', t.b)'];
+    shapes text[] := ARRAY[
+        'SELECT t.id FROM dq_t t WHERE %s',
+        'SELECT count(*) FILTER (WHERE %s) FROM dq_t t',
+        'SELECT t.c, count(*) FROM dq_t t WHERE %s GROUP BY t.c',
+        'SELECT DISTINCT t.b FROM dq_t t WHERE %s',
+        'SELECT t.id FROM dq_t t WHERE %s ORDER BY t.id DESC LIMIT 37',
+        'SELECT t.id, row_number() OVER (PARTITION BY t.c ORDER BY t.id) FROM dq_t t WHERE %s',
+        'SELECT u.k FROM dq_u u WHERE EXISTS (SELECT 1 FROM dq_t t WHERE t.a = u.a AND %s)',
+        'SELECT u.k, t.id FROM dq_u u JOIN dq_t t ON t.a = u.a WHERE %s',
+        'WITH m AS (SELECT t.* FROM dq_t t WHERE %s) SELECT count(*), sum(id) FROM m',
+        'WITH m AS MATERIALIZED (SELECT t.* FROM dq_t t WHERE %s) SELECT a.id FROM m a JOIN m b ON a.id = b.id + 4',
+        'SELECT t.id FROM dq_t t WHERE %s UNION SELECT k FROM dq_u',
+        'SELECT u.k, (SELECT count(*) FROM dq_t t WHERE t.c = u.k %% 10 AND %s) FROM dq_u u WHERE u.k < 200',
+        'SELECT u.k, x.n FROM dq_u u, LATERAL (SELECT count(*) n FROM dq_t t WHERE t.id < u.k AND %s) x WHERE u.k < 100',
+        'SELECT t.id, %s AS hit FROM dq_t t WHERE t.id %% 7 = 0',
+        'SELECT t FROM dq_t t WHERE %s AND t.id > 11000',
+        'SELECT t.ctid, t.id FROM dq_t t WHERE %s AND t.id < 500',
+        'SELECT count(*) FROM dq_t t WHERE t.c = 3 AND %s',
+        'SELECT array_agg(t.id ORDER BY t.id) FROM dq_t t WHERE %s AND t.b LIKE ''b1%%''',
+        'SELECT t.c, sum(t.a) FILTER (WHERE %s) FROM dq_t t GROUP BY ROLLUP (t.c)'];
+    p text; sh text; q text; c record; n int := 0; bad int := 0; node int := 0;
+BEGIN
+    FOREACH sh IN ARRAY shapes LOOP
+        FOREACH p IN ARRAY preds LOOP
+            q := format(sh, p);
+            n := n + 1;
+            SELECT * INTO c FROM pg_temp.check(q);
+            IF c.node_on AND NOT c.node_off THEN
+                node := node + 1;
+            ELSE
+                RAISE NOTICE 'node on: %, off: %: %', c.node_on, c.node_off, q;
+            END IF;
+            IF NOT c.identical THEN bad := bad + 1; RAISE NOTICE 'different rows: %', q; END IF;
+        END LOOP;
+    END LOOP;
+    RAISE NOTICE 'queries % with node % differing %', n, node, bad;
+END $$;
+SELECT shared_drop('dq_sc'), shared_drop('dq_sb');
+DROP TABLE dq_t, dq_u, dq_f;
+SET max_parallel_workers_per_gather = 0;
+
 -- A new backend: its first query naming a function loads the library while it
 -- is planned, in time for the node. In another, a SET before the library is
 -- loaded is a placeholder that the library takes when it loads. Then the
