@@ -185,13 +185,13 @@ echo "ok: a role without a grant: $(echo "$out" | grep ERROR | head -1)"
 # after k + 1 slots, then its heap. (An item's stored length needs no check:
 # reads clamp it to item_size.)
 started=$(q "SELECT pg_postmaster_start_time()")
-# damaged LABEL OBJECT OFFSET VALUE ADD: writes the 8-byte VALUE at OFFSET of
+# damaged LABEL OBJECT OFFSET VALUE ADD: writes VALUE as 8 little-endian bytes at OFFSET of
 # the payload; a fresh backend's sample and ADD are refused; then restores it.
 damaged() {
     local label=$1 name=$2 at=$((12288 + $3)) out stmt
     cp -p "$dir/$name" "$WORK/$name.good"
-    as_owner python3 -c "import struct, sys; f = open(sys.argv[1], 'r+b'); f.seek(int(sys.argv[2])); f.write(struct.pack('<q', int(sys.argv[3])))" \
-        "$dir/$name" "$at" "$4"
+    put_u32 "$dir/$name" "$at" $(($4 & 0xffffffff))
+    put_u32 "$dir/$name" $((at + 4)) $(($4 >> 32))
     for stmt in "SELECT count(*) FROM shared_reservoir_sample('$name')" "$5"; do
         out=$(psql -X -At -c "$stmt" 2>&1 || true)
         echo "$out" | grep -q "shared reservoir \"$name\" is damaged" || fail "$label: $stmt gave: $out"
