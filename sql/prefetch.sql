@@ -597,8 +597,32 @@ BEGIN
     END LOOP;
     RAISE NOTICE 'queries % with node % differing %', n, node, bad;
 END $$;
+-- The node answers the lookups of a large value filter ahead, for a whole
+-- page at once. Two filters of 4 MiB or more of each kind answer differently
+-- (k = 1: the even ids, those with id % 4 = 0 counted twice; k = 2: the odd
+-- ids). Each answer must follow its own filter: in one query that looks up
+-- the same item in both, and per outer row of a correlated subquery that
+-- rescans the node with one or the other.
+CREATE TABLE dq_two AS
+SELECT 1 AS k, cbf_agg(a, 1000000) AS cf, bloom_agg(a, 5000000, 0.01) AS bf
+FROM (SELECT a FROM dq_t WHERE id % 2 = 0 UNION ALL SELECT a FROM dq_t WHERE id % 4 = 0) s
+UNION ALL SELECT 2, cbf_agg(a, 1000000), bloom_agg(a, 5000000, 0.01) FROM dq_t WHERE id % 2 = 1;
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE bloom_contains((SELECT bf FROM dq_two WHERE k = 1), t.a)) AS even,
+           count(*) FILTER (WHERE bloom_contains((SELECT bf FROM dq_two WHERE k = 2), t.a)) AS odd,
+           sum(cbf_count_of((SELECT cf FROM dq_two WHERE k = 1), t.a)) AS even_counts,
+           count(*) FILTER (WHERE cbf_contains((SELECT cf FROM dq_two WHERE k = 2), t.a)) AS odd_cbf
+    FROM dq_t t $$);
+SELECT * FROM pg_temp.check($$
+    SELECT r, w.k, (SELECT sum(cbf_count_of(w.cf, t.a)) FROM dq_t t) AS counts,
+           (SELECT count(*) FILTER (WHERE cbf_contains(w.cf, t.a)) FROM dq_t t) AS cbf_hits,
+           (SELECT count(*) FILTER (WHERE bloom_contains(w.bf, t.a)) FROM dq_t t) AS bloom_hits
+    FROM generate_series(1, 3) r, dq_two w ORDER BY r, w.k $$);
+SELECT r, w.k, (SELECT sum(cbf_count_of(w.cf, t.a)) FROM dq_t t) AS counts,
+       (SELECT count(*) FILTER (WHERE bloom_contains(w.bf, t.a)) FROM dq_t t WHERE t.id % 2 = w.k - 1) AS members
+FROM generate_series(1, 2) r, dq_two w ORDER BY r, w.k;
 SELECT shared_drop('dq_sc'), shared_drop('dq_sb');
-DROP TABLE dq_t, dq_u, dq_f;
+DROP TABLE dq_t, dq_u, dq_f, dq_two;
 SET max_parallel_workers_per_gather = 0;
 
 -- A new backend: its first query naming a function loads the library while it

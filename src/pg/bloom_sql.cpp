@@ -321,7 +321,7 @@ bool sketch_pg::bloom_value_target(Datum filter, FetchedFilter* f, MemoryContext
     if (v == nullptr) return false;
     try {
         const sb::Header h = checked_header(v);
-        t->ops = &sb::ops_for(h.geometry.layout, sb::Path::scalar);
+        t->ops = &sb::ops_for(h.geometry.layout);
         t->span = sb::span_for(h.geometry, bloom_bits(v));
         t->bytes = h.geometry.bytes;
         t->seed = h.seed;
@@ -333,6 +333,8 @@ bool sketch_pg::bloom_value_target(Datum filter, FetchedFilter* f, MemoryContext
 
 SKETCH_FUNCTION(bloom_contains) {
     LookupCache* c = lookup_cache(fcinfo, 1);
+    int32 ahead;
+    if (row_answer(c->hasher.typid, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1), &ahead)) PG_RETURN_BOOL(ahead != 0);
     struct varlena* v = cached_filter(fcinfo, c, PG_GETARG_DATUM(0));
     const Hash128 h = hash_row_item(&c->hasher, PG_GETARG_DATUM(1), c->seed);
     sb::Span span = c->span;

@@ -257,6 +257,9 @@ SKETCH_FUNCTION(cbf_remove) { PG_RETURN_POINTER(changed_copy(fcinfo, cbf::remove
 
 SKETCH_FUNCTION(cbf_contains) {
     CallCache* cache = call_cache(fcinfo, 1);
+    int32 ahead;
+    if (sketch_pg::row_answer(cache->hasher.typid, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1), &ahead))
+        PG_RETURN_BOOL(ahead > 0);
     if (const cbf::View* view = cached_arg(fcinfo, 0, cache))
         PG_RETURN_BOOL(cbf::contains(view->g, view->counters, item_hash(fcinfo, cache, 1, view->g)));
     const cbf::View view = read_arg(fcinfo, 0, cache);
@@ -265,6 +268,9 @@ SKETCH_FUNCTION(cbf_contains) {
 
 SKETCH_FUNCTION(cbf_count_of) {
     CallCache* cache = call_cache(fcinfo, 1);
+    int32 ahead;
+    if (sketch_pg::row_answer(cache->hasher.typid, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1), &ahead))
+        PG_RETURN_INT32(ahead);
     const cbf::View view = read_arg(fcinfo, 0, cache);
     PG_RETURN_INT32(static_cast<int32>(cbf::count_of(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g))));
 }

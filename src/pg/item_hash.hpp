@@ -49,17 +49,24 @@ sketch::Hash128 hash_item(const ItemHasher* hasher, Datum value, uint64_t seed =
 // output function and an allocation each: too dear to hash twice).
 bool hashes_by_output(Oid typid);
 
+struct PrefetchTarget;
+
 // The item of the row a prefetching scan (prefetch_scan.cpp) is returning,
 // with the digest it computed ahead, so that a lookup of that row's item
 // need not hash it again; typid InvalidOid: none. A by-reference item
 // matches by address: the scan publishes only items inside the page it holds
-// pinned, where one address is one value. hits counts reuses: the scan reads
-// ahead only while its rows are looked up as it returns them.
+// pinned, where one address is one value. When the scan's first lookup is in
+// a bloom or cbf value, filter is that value's Datum as the function receives
+// it and target the scan's view of it (row_answer); 0: none. hits counts
+// reuses: the scan reads ahead only while its rows are looked up as it
+// returns them.
 struct RowDigest {
     Datum item;
     Oid typid;
     uint64_t seed;
     sketch::Hash128 h;
+    Datum filter;
+    const PrefetchTarget* target;
     uint64_t hits;
 };
 extern RowDigest row_digest;

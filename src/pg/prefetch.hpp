@@ -11,6 +11,7 @@
 #include "../core/bloom.hpp"
 #include "../core/cbf.hpp"
 #include "huge_pages.hpp"
+#include "item_hash.hpp"
 #include "pg.hpp"
 
 namespace sketch_pg {
@@ -28,6 +29,26 @@ inline void prefetch_item(const PrefetchTarget& t, const sketch::Hash128& h) {
         t.ops->prefetch_one(t.span, h);
     else
         sketch::cbf::prefetch(t.cbf, t.span.bits, h);
+}
+
+// Cache lines one item's lookup may touch (a block that may straddle two
+// lines counts as two).
+inline uint32_t lines_per_item(const PrefetchTarget& t) {
+    return t.ops != nullptr ? t.span.k * (t.span.stride > 1 ? 2 : 1) : t.cbf.k;
+}
+
+// A lookup of item (of the call site's type typid) in the value filter, when
+// it is the lookup of the row a prefetching scan is returning: answered from
+// the scan's digest and view of the filter (bloom: whether it contains item;
+// cbf: item's count_of), without setting up the call. False otherwise.
+inline bool row_answer(Oid typid, Datum filter, Datum item, int32* answer) {
+    if (row_digest.filter != filter || filter == 0 || row_digest.item != item || row_digest.typid != typid)
+        return false;
+    ++row_digest.hits;
+    const PrefetchTarget& t = *row_digest.target;
+    *answer = t.ops != nullptr ? int32(t.ops->contains_one(t.span, row_digest.h))
+                               : int32(sketch::cbf::count_of(t.cbf, t.span.bits, row_digest.h));
+    return true;
 }
 
 // A bloom or cbf value argument as its lookup function reads it, when the

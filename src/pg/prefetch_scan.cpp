@@ -3,7 +3,10 @@
 // makes on the table and starts loading the filter lines that lookup will
 // touch. On a filter beyond the caches each lookup otherwise waits a memory
 // latency, one row at a time: the executor calls a function per row, so
-// nothing else can overlap those misses across rows.
+// nothing else can overlap those misses across rows. For a bloom or cbf value
+// (immutable for the scan) the function answers the lookup of the row being
+// returned from the scan's digest and copy of the filter (row_answer), its
+// own setup of the call skipped.
 //
 // The planner hook puts the scan in place of every Seq Scan path of a heap
 // table that such a lookup reads: a call of a known function (kKnown) whose
@@ -55,11 +58,13 @@ using namespace sketch_pg;
 
 namespace {
 
-// Rows ahead of the returned one whose lines are in flight. The executor
-// spends about 100 ns on each row, so 8 rows cover a memory latency with
-// room to spare, while 8 x k lines stay well inside L1.
-constexpr int kAheadRows = 8;
 constexpr int kMaxProbes = 4;
+// The lines in flight ahead of the returned row: enough to cover a memory
+// latency (the executor spends about 100 ns on each row), well inside L1,
+// and requested a row's worth at a time (requesting many at once stalls the
+// core until the memory system takes them). kMinAhead rows at least.
+constexpr uint32_t kLinesAhead = 56;
+constexpr int kMinAhead = 4;
 // A filter this small stays in the caches by itself: the scan does not read
 // ahead for it (hashing ahead costs more than it saves the lookups then).
 constexpr uint64_t kPrefetchFromBytes = uint64_t(4) << 20;
@@ -71,7 +76,6 @@ constexpr uint64_t kPrefetchFromBytes = uint64_t(4) << 20;
 constexpr uint64_t kJudgeRows = 64;
 constexpr int kMinBackoff = 8;
 constexpr int kMaxBackoff = 1024;
-constexpr int kRing = 16;  // digests of rows read ahead, by row index; > kAheadRows
 
 enum class Kind : uint8 { bloom_value, cbf_value, shared_bloom, shared_cbf };
 
@@ -291,10 +295,12 @@ struct Probe {
     PrefetchTarget target;
     bool resolved;  // target is set for this (re)scan
     bool prefetch;  // its filter is large enough to prefetch for
+    Datum answers;  // a value filter the scan looks items up in ahead, 0: none
 };
 
+// The first probe's digest of one row of the page.
 struct Digest {
-    int index;  // row of the page (index in rs_vistuples), -1: none
+    bool valid;  // false: none (a null or toasted item, the probe not resolved)
     Datum item;
     sketch::Hash128 h;
 };
@@ -303,10 +309,11 @@ struct PrefetchScanState {
     CustomScanState css;
     int nprobes;
     Probe probes[kMaxProbes];
-    BlockNumber block;  // the page `ahead` indexes
-    int ahead;          // next row of the page (index in rs_vistuples) to read ahead
+    BlockNumber block;  // the page `rows` describes
     bool reading;       // this page reads ahead
-    Digest ring[kRing];  // the first probe's digests, for row_digest
+    int window;         // its rows read ahead of the returned one
+    int ahead;          // its next row (index in rs_vistuples) to read ahead
+    Digest rows[MaxHeapTuplesPerPage];  // by row of the page (index in rs_vistuples)
     uint64_t published;  // rows whose digest was published since the last judgement
     uint64_t hits_at;    // row_digest.hits then
     int paused;          // pages left without reading ahead
@@ -399,11 +406,13 @@ void resolve(PrefetchScanState* st, Probe* p) {
         }
     }
     p->prefetch = p->resolved && p->target.bytes >= kPrefetchFromBytes;
+    p->answers = p->prefetch && value_filter ? d : 0;  // a value's lookups have no side effects
 }
 
 // Hashes row `index` of the current page for every probe and starts loading
-// the lines its lookups will touch.
+// the lines its lookups will touch; records the first probe's digest.
 void prefetch_row(PrefetchScanState* st, HeapScanDesc hs, int index) {
+    st->rows[index].valid = false;
     const Page page = BufferGetPage(hs->rs_cbuf);
     const ItemId lp = PageGetItemId(page, hs->rs_vistuples[index]);
     HeapTupleData tuple;
@@ -415,15 +424,23 @@ void prefetch_row(PrefetchScanState* st, HeapScanDesc hs, int index) {
         if (!p->prefetch && !(i == 0 && p->resolved)) continue;  // the first probe's digest serves row_digest
         bool isnull;
         const Datum d = heap_getattr(&tuple, p->attno, desc, &isnull);
-        if (isnull) continue;
+        if (isnull) continue;  // (a function strict in its item is not called)
         if (TupleDescAttr(desc, p->attno - 1)->attlen == -1) {
             auto* v = reinterpret_cast<struct varlena*>(DatumGetPointer(d));
             if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)) continue;  // the function detoasts it
         }
         const sketch::Hash128 h = hash_item(&p->hasher, d, p->target.seed);
         if (p->prefetch) prefetch_item(p->target, h);
-        if (i == 0) st->ring[index % kRing] = Digest{index, d, h};
+        if (i == 0) st->rows[index] = Digest{true, d, h};
     }
+}
+
+// Rows to read ahead: kLinesAhead over the lines of one row's lookups.
+int window_rows(const PrefetchScanState* st) {
+    uint32_t lines = 0;
+    for (int i = 0; i < st->nprobes; ++i)
+        if (st->probes[i].prefetch) lines += lines_per_item(st->probes[i].target);
+    return std::max(kMinAhead, int(kLinesAhead / std::max(lines, 1u)));
 }
 
 // At a page change: judges the page that read ahead (see kJudgeRows) and
@@ -451,15 +468,15 @@ void start_page(PrefetchScanState* st, BlockNumber block) {
         st->hits_at = row_digest.hits;
     }
     st->block = block;
-    for (Digest& d : st->ring) d.index = -1;
+    if (st->reading) st->window = window_rows(st);
 }
 
 // Publishes the digest of the row being returned, if it was read ahead. Runs
 // at every row, and before any lookup can see it: row_digest never names an
 // item of a page the scan has let go of.
 void publish(PrefetchScanState* st, int current) {
-    const Digest& d = st->ring[current % kRing];
-    if (!st->reading || d.index != current) {  // (the ring holds the first probe's digests only once it is resolved)
+    const Digest& d = st->rows[current];
+    if (!st->reading || !d.valid) {
         row_digest.typid = InvalidOid;
         return;
     }
@@ -467,11 +484,13 @@ void publish(PrefetchScanState* st, int current) {
     row_digest.typid = st->probes[0].hasher.typid;
     row_digest.seed = st->probes[0].target.seed;
     row_digest.h = d.h;
+    row_digest.filter = st->probes[0].answers;
+    row_digest.target = &st->probes[0].target;
     ++st->published;
 }
 
 // Called with the row just fetched as the page's current one: keeps the
-// next kAheadRows rows of the page read ahead.
+// window of rows from it read ahead, and publishes its digest.
 void read_ahead(PrefetchScanState* st, HeapScanDesc hs) {
     if ((hs->rs_base.rs_flags & SO_ALLOW_PAGEMODE) == 0) {
         row_digest.typid = InvalidOid;
@@ -480,15 +499,17 @@ void read_ahead(PrefetchScanState* st, HeapScanDesc hs) {
     const int current = hs->rs_cindex;
     if (hs->rs_cblock != st->block) {
         start_page(st, hs->rs_cblock);
-        st->ahead = current + 1;
+        st->ahead = current;
+    }
+    if (st->reading) {
+        const int last = std::min(current + st->window, hs->rs_ntuples - 1);
+        if (st->ahead <= last) {
+            MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
+            for (; st->ahead <= last; ++st->ahead) prefetch_row(st, hs, st->ahead);
+            MemoryContextSwitchTo(old);
+        }
     }
     publish(st, current);
-    if (!st->reading) return;
-    const int last = std::min(current + kAheadRows, hs->rs_ntuples - 1);
-    if (st->ahead > last) return;
-    MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
-    for (; st->ahead <= last; ++st->ahead) prefetch_row(st, hs, st->ahead);
-    MemoryContextSwitchTo(old);
 }
 
 TupleTableSlot* next_row(ScanState* ss) {
@@ -497,10 +518,15 @@ TupleTableSlot* next_row(ScanState* ss) {
         ss->ss_currentScanDesc = table_beginscan(ss->ss_currentRelation, estate->es_snapshot, 0, nullptr);
     TupleTableSlot* slot = ss->ss_ScanTupleSlot;
     const bool got = table_scan_getnextslot(ss->ss_currentScanDesc, estate->es_direction, slot);
-    if (got && ScanDirectionIsForward(estate->es_direction))
-        read_ahead(reinterpret_cast<PrefetchScanState*>(ss), reinterpret_cast<HeapScanDesc>(ss->ss_currentScanDesc));
-    else
+    auto* st = reinterpret_cast<PrefetchScanState*>(ss);
+    if (got && ScanDirectionIsForward(estate->es_direction)) {
+        read_ahead(st, reinterpret_cast<HeapScanDesc>(ss->ss_currentScanDesc));
+    } else {
+        // The heap may read this page again before the scan moves forward
+        // (and prune it meanwhile): its rows are read ahead afresh then.
         row_digest.typid = InvalidOid;
+        st->block = InvalidBlockNumber;
+    }
     return got ? slot : nullptr;
 }
 
