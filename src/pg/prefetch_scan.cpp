@@ -295,7 +295,7 @@ struct Probe {
     PrefetchTarget target;
     bool resolved;  // target is set for this (re)scan
     bool prefetch;  // its filter is large enough to prefetch for
-    Datum answers;  // a value filter the scan looks items up in ahead, 0: none
+    Datum answers;  // a value filter (its Datum) whose lookups row_answer serves, 0: none
 };
 
 // The first probe's digest of one row of the page.
