@@ -621,6 +621,12 @@ SELECT * FROM pg_temp.check($$
            (SELECT count(*) FILTER (WHERE cbf_contains(w.cf, t.a)) FROM dq_t t) AS cbf_hits,
            (SELECT count(*) FILTER (WHERE bloom_contains(w.bf, t.a)) FROM dq_t t) AS bloom_hits
     FROM generate_series(1, 3) r, dq_two w ORDER BY r, w.k $$);
+-- the filter as an InitPlan of the rescanned subquery, run again per outer
+-- row: at each rescan it is not computed yet when the node starts
+SELECT * FROM pg_temp.check($$
+    SELECT o.n, (SELECT count(*) FILTER (WHERE bloom_contains((SELECT w.bf FROM dq_two w WHERE w.k = o.k), t.a))
+                 FROM dq_t t) AS hits
+    FROM (SELECT n, 1 + n % 2 AS k FROM generate_series(1, 6) n) o ORDER BY o.n $$);
 SELECT r, w.k, (SELECT sum(cbf_count_of(w.cf, t.a)) FROM dq_t t) AS counts,
        (SELECT count(*) FILTER (WHERE bloom_contains(w.bf, t.a)) FROM dq_t t WHERE t.id % 2 = w.k - 1) AS members
 FROM generate_series(1, 2) r, dq_two w ORDER BY r, w.k;

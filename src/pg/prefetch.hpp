@@ -40,9 +40,10 @@ inline uint32_t lines_per_item(const PrefetchTarget& t) {
 // A lookup of item (of the call site's type typid) in the value filter, when
 // it is the lookup of the row a prefetching scan is returning: answered from
 // the scan's digest and view of the filter (bloom: whether it contains item;
-// cbf: item's count_of), without setting up the call. False otherwise.
+// cbf: item's count_of), without setting up the call. False otherwise
+// (filter, a non-null value's pointer, never equals row_digest's 0: none).
 inline bool row_answer(Oid typid, Datum filter, Datum item, int32* answer) {
-    if (row_digest.filter != filter || filter == 0 || row_digest.item != item || row_digest.typid != typid)
+    if (row_digest.filter != filter || row_digest.item != item || row_digest.typid != typid)
         return false;
     ++row_digest.hits;
     const PrefetchTarget& t = *row_digest.target;

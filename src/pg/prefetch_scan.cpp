@@ -390,7 +390,10 @@ void resolve(PrefetchScanState* st, Probe* p) {
     const bool value_filter = kind == Kind::bloom_value || kind == Kind::cbf_value;
     if (p->resolved && value_filter) return;
     Datum d;
-    p->resolved = false;
+    // Unresolved until shown otherwise: a target, a prefetch or answers kept
+    // from an earlier filter (a rescan's) would name that filter's memory.
+    p->resolved = p->prefetch = false;
+    p->answers = 0;
     if (!filter_value(st, p, &d)) return;
     MemoryContext cxt = st->css.ss.ps.state->es_query_cxt;
     switch (kind) {
