@@ -357,7 +357,8 @@ inline void check_same_geometry(FunctionCallInfo fcinfo, const cbf::Geometry& g)
 // cbf_agg(item, capacity [, fpr]): not strict, so that the first row can
 // create the state from capacity and fpr. NULL items are skipped.
 SKETCH_FUNCTION(cbf_agg_trans) {
-    MemoryContext aggcontext = sketch_pg::aggregate_context(fcinfo, "cbf_agg_trans");
+    // A call site is an aggregate's or not for good: checked at its first call.
+    if (unlikely(fcinfo->flinfo->fn_extra == nullptr)) sketch_pg::aggregate_context(fcinfo, "cbf_agg_trans");
     CallCache* cache = call_cache(fcinfo, 1);
     const Datum state_datum = PG_GETARG_DATUM(0);
     if (!PG_ARGISNULL(0) && CbfAggState::is_one(state_datum)) {
@@ -372,7 +373,7 @@ SKETCH_FUNCTION(cbf_agg_trans) {
     if (PG_ARGISNULL(0)) {
         const cbf::Geometry g = geometry_from_args(fcinfo, 2, 3);
         if (g.counter_bytes() >= kExpandedMinBytes) {
-            CbfAggState* st = new_agg_state(aggcontext, g);
+            CbfAggState* st = new_agg_state(sketch_pg::aggregate_context(fcinfo, "cbf_agg_trans"), g);
             if (!PG_ARGISNULL(1)) st->push(item_hash(fcinfo, cache, 1, g));
             PG_RETURN_DATUM(st->datum());
         }
