@@ -9,7 +9,8 @@ SELECT bloom_capacity_for(1000000, 0.01) AS default_bits,
 SELECT round(bloom_fpr_for(1000000, 9585059, 'classic<7>')::numeric, 5) AS classic7,
        round(bloom_fpr_for(1000000, 10000000, 'fast_multiblock32')::numeric, 5) AS fm32_best,
        bloom_fpr_for(0, 100, 'classic<3>') AS no_items,
-       bloom_fpr_for(10, 0, 'classic<3>') AS no_bits;
+       bloom_fpr_for(10, 0, 'classic<3>') AS no_bits,
+       bloom_fpr_for(9223372036854775807, 1000, 'classic<7>') AS saturated;
 -- fpr_for and capacity_for agree
 SELECT bloom_fpr_for(50000, bloom_capacity_for(50000, 0.001, l), l) <= 0.001 AS meets_target, l
 FROM unnest(ARRAY['classic<7>', 'block<uint64,5>', 'multiblock<uint64[8],3>', 'fast_multiblock32<8>',

@@ -67,8 +67,16 @@ struct SmallBlockTerm {
     }
 };
 
+// Terms summed one by one at most. A wider window (a load of millions of
+// items per subarray, as bloom_fpr_for can be asked) is sampled instead.
+constexpr int kMaxPoissonTerms = 4096;
+
 // sum_i Pois(i, lambda) * term(i), over the window that holds all the mass
-// (8 standard deviations each side), probabilities by recurrence.
+// (8 standard deviations each side), probabilities by recurrence. A window
+// too wide to walk is sampled at evenly spaced points weighted by the normal
+// density: there the Poisson is a normal to within O(1/sqrt(lambda)), the
+// array is saturated (the term is 1 to many digits), and the weights are
+// normalised, as the Poisson's own would lose every digit to cancellation.
 template <typename Term>
 double poisson_sum(double lambda, Term& term) {
     if (lambda <= 0) {
@@ -78,9 +86,22 @@ double poisson_sum(double lambda, Term& term) {
     const double spread = 8.0 * std::sqrt(lambda) + 10.0;
     const double lo = std::max(0.0, std::floor(lambda - spread));
     const double hi = std::ceil(lambda + spread);
+    double sum = 0.0;
+    if (hi - lo > kMaxPoissonTerms) {
+        const double step = (hi - lo) / kMaxPoissonTerms;
+        double weights = 0.0;
+        for (int j = 0; j <= kMaxPoissonTerms; ++j) {
+            const double i = std::floor(lo + j * step);
+            const double z = (i - lambda) / std::sqrt(lambda);
+            const double w = std::exp(-0.5 * z * z);
+            term.start(i);
+            sum += w * term.next();
+            weights += w;
+        }
+        return sum / weights;
+    }
     double p = std::exp(lo * std::log(lambda) - lambda - std::lgamma(lo + 1.0));
     term.start(lo);
-    double sum = 0.0;
     for (double i = lo; i <= hi; i += 1.0) {
         sum += p * term.next();
         p *= lambda / (i + 1.0);

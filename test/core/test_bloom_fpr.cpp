@@ -86,3 +86,23 @@ TEST(BloomStatistics, EstimatedCountAtDesignLoad) {
         }
     }
 }
+
+// A load of billions of items per subarray (bloom_fpr_for(9223372036854775807,
+// 1000, ...)) once walked a Poisson window of billions of terms, and past 2^53
+// never ended. Every layout now answers at once: saturated, and never below
+// the estimate at a smaller load.
+TEST(BloomFormulas, FprAtAbsurdLoadsIsSaturatedAndMonotone) {
+    for (const char* family : kFamilies) {
+        SCOPED_TRACE(family);
+        const Layout l = best_at(family, 1000, 12000);
+        EXPECT_DOUBLE_EQ(fpr_for(9223372036854775807.0, 1000, l), 1.0);
+        EXPECT_DOUBLE_EQ(fpr_for(9223372036854775807.0, 1, l), 1.0);
+        double previous = 0;
+        for (double n = 1e3; n <= 1e19; n *= 10) {
+            const double f = fpr_for(n, 1e6, l);
+            EXPECT_GE(f, previous - 1e-9) << "n = " << n;
+            previous = f;
+        }
+        EXPECT_DOUBLE_EQ(previous, 1.0);
+    }
+}
