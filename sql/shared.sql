@@ -98,12 +98,26 @@ SELECT shared_cbf_add('sp', 1);
 RELEASE b;
 COMMIT;
 SELECT shared_cbf_contains('sp', 1) AS sp_in, capacity FROM shared_objects WHERE name = 'sp';
--- drop, then the name is free again (even within one transaction)
+-- a name dropped in a transaction is not created again before the drop
+-- commits (the dropped file keeps the name until then): a rollback, of the
+-- whole transaction or of a savepoint, gives the object back intact
 BEGIN;
 SELECT shared_drop('sp');
 SELECT shared_cbf_create('sp', 30);
+ROLLBACK;
+BEGIN;
+SELECT shared_drop('sp');
+SAVEPOINT c;
+SELECT pg_temp.sqlstate_of($$SELECT shared_bloom_create('sp', 30, 0.01)$$) AS other_kind_refused;
+SELECT pg_temp.sqlstate_of($$SELECT shared_create_from('sp', cbf_empty(30))$$) AS from_value_refused;
+ROLLBACK TO c;
+RELEASE c;
+ROLLBACK;
+SELECT shared_cbf_contains('sp', 1) AS sp_kept, capacity, status FROM shared_objects WHERE name = 'sp';
+-- drop, commit, then the name is free again
+SELECT shared_drop('sp');
+SELECT shared_cbf_create('sp', 30);
 SELECT shared_cbf_contains('sp', 1) AS fresh;
-COMMIT;
 SELECT capacity FROM shared_objects WHERE name = 'sp';
 SELECT shared_drop('sp');
 SELECT shared_cbf_contains('sp', 1);

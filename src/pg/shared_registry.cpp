@@ -548,7 +548,19 @@ static uint64 new_file_id() {
     return id & 0x7fffffffffffffffULL;  // fits the catalog's bigint
 }
 
+// Files are named after their object, and the file of a dropped object
+// stays until the drop commits: a create of the same name would take the
+// place of a file that a rollback of the drop must give back.
+static void refuse_if_dropped_here(const char* name) {
+    for (const PendingAction* a = pending; a != nullptr; a = a->next)
+        if (a->what == Pending::dropped && strcmp(a->name, name) == 0)
+            ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                            errmsg("cannot create shared object \"%s\" in the transaction that dropped it", name),
+                            errhint("Commit the drop first.")));
+}
+
 static void insert_catalog(const char* name, sh::Kind kind, uint64 file_id, bool readonly) {
+    refuse_if_dropped_here(name);
     const Oid owner = GetUserId();  // before switching to the catalog's owner
     AsCatalogOwner s;
     begin_catalog(&s);
