@@ -37,6 +37,10 @@ SELECT pg_temp.err($$SELECT bloom_empty_bits(0, 'classic<3>')$$) AS bits_zero;
 SELECT pg_temp.err($$SELECT bloom_empty(1000000000000, 1e-9)$$) AS too_many_items;
 SELECT pg_temp.err($$SELECT bloom_empty(10000000000, 0.01, 'cbf<7>')$$) AS cbf_too_big;
 SELECT pg_temp.err($$SELECT bloom_empty_bits(1099511627776, 'classic<3>')$$) AS too_many_bits;
+-- the limit keeps the text form within 1 GB: one bit more, or a cbf<k> array
+-- whose power of two would pass it, is refused
+SELECT pg_temp.err($$SELECT bloom_empty_bits(4294934529, 'classic<7>')$$) AS one_bit_too_many;
+SELECT pg_temp.err($$SELECT bloom_empty_bits(4294934528, 'cbf<3>')$$) AS cbf_rounds_past_limit;
 SELECT pg_temp.err($$SELECT bloom_capacity_for(1000000000000, 1e-9, 'block<uint64,5>')$$) AS capacity_too_big;
 -- combining different filters
 SELECT pg_temp.err($$SELECT bloom_empty(10, 0.01, 'classic<3>') | bloom_empty(10, 0.01, 'classic<4>')$$) AS union_layouts;

@@ -111,8 +111,9 @@ double poisson_sum(double lambda, Term& term) {
 
 [[noreturn]] void too_big(uint64_t n, double fpr, const Layout& l) {
     fail(Errc::program_limit,
-         "a bloom filter for %llu items at fpr %g with layout %s needs more than the maximum of %llu bits (512 MiB)",
-         static_cast<unsigned long long>(n), fpr, format_layout(l).c_str(), static_cast<unsigned long long>(kMaxBits));
+         "a bloom filter for %llu items at fpr %g with layout %s needs more than the maximum of %llu bits (%s)",
+         static_cast<unsigned long long>(n), fpr, format_layout(l).c_str(), static_cast<unsigned long long>(kMaxBits),
+         kMaxBitsNote);
 }
 
 Geometry capacity_resolved(uint64_t n, double fpr, const Layout& l) {

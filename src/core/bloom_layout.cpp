@@ -197,6 +197,11 @@ void validate_layout(const Layout& l) {
              l.stride, used_bytes(l));
 }
 
+[[noreturn]] static void too_many_bits(uint64_t bits) {
+    fail(Errc::program_limit, "bloom capacity of %llu bits exceeds the maximum of %llu bits (%s)",
+         static_cast<unsigned long long>(bits), static_cast<unsigned long long>(kMaxBits), kMaxBitsNote);
+}
+
 Geometry geometry_for_positions(const Layout& l, uint64_t r) {
     validate_layout(l);
     Geometry g;
@@ -204,10 +209,7 @@ Geometry geometry_for_positions(const Layout& l, uint64_t r) {
     if (l.kind == Kind::cbf) fail(Errc::internal, "cbf has no positions");
     if (r < 1) r = 1;
     const uint64_t stride = stride_bytes(l), used = used_bytes(l);
-    if (r > kMaxBytes || (r - 1) * stride + used > kMaxBytes) {
-        fail(Errc::program_limit, "bloom capacity of %llu bits exceeds the maximum of %llu bits (512 MiB)",
-             static_cast<unsigned long long>(((r - 1) * stride + used) * 8), static_cast<unsigned long long>(kMaxBits));
-    }
+    if (r > kMaxBytes || (r - 1) * stride + used > kMaxBytes) too_many_bits(((r - 1) * stride + used) * 8);
     g.positions = r;
     g.bytes = (r - 1) * stride + used;
     return g;
@@ -215,13 +217,11 @@ Geometry geometry_for_positions(const Layout& l, uint64_t r) {
 
 Geometry geometry_for_bits(const Layout& l, uint64_t bits) {
     validate_layout(l);
-    if (bits > kMaxBits) {
-        fail(Errc::program_limit, "bloom capacity of %llu bits exceeds the maximum of %llu bits (512 MiB)",
-             static_cast<unsigned long long>(bits), static_cast<unsigned long long>(kMaxBits));
-    }
+    if (bits > kMaxBits) too_many_bits(bits);
     if (l.kind == Kind::cbf) {
         uint64_t m = 64;
         while (m < bits) m <<= 1;
+        if (m > kMaxBits) too_many_bits(m);  // the power of two it rounds up to
         Geometry g;
         g.layout = l;
         g.bytes = m / 8;

@@ -34,10 +34,13 @@ constexpr unsigned kBlockTypes = 7;
 
 constexpr unsigned kMaxK = 32;       // subarrays per insertion (classic: bits per insertion)
 constexpr unsigned kMaxKp = 32;      // K': bits (or blocks) per subarray
-// The largest bit array: 512 MiB (2^32 bits), comfortably under PostgreSQL's
-// 1 GB varlena limit with room for an aggregate's copy.
-constexpr uint64_t kMaxBytes = uint64_t(1) << 29;
+// The largest bit array: 512 MiB less 4 KiB, so that a value's text form
+// (two hex digits a byte, and the header) fits PostgreSQL's 1 GB allocation
+// limit, and a value can always be output, copied and dumped.
+constexpr uint64_t kMaxBytes = (uint64_t(1) << 29) - 4096;
 constexpr uint64_t kMaxBits = kMaxBytes * 8;
+// How error messages name that limit.
+constexpr const char* kMaxBitsNote = "512 MiB less 4 KiB, so that its text form fits in 1 GB";
 constexpr size_t kTailPad = 32;
 
 struct Layout {
