@@ -179,6 +179,8 @@ FROM reservoir_values;
 -- a value typed by hand
 SELECT reservoir_items('{"version": 1, "type": "integer", "k": 3, "seen": 9, "weighted": false, "items": ["4", "8", "1"]}'::reservoir, NULL::int);
 SELECT reservoir_items('{"version": 1, "type": "text", "k": 2, "seen": 2, "weighted": true, "items": ["a", "b"], "keys": [-0.5, "-Infinity"]}'::reservoir, NULL::text);
+-- an infinite key shows in the stats as it does in the text form
+SELECT reservoir_stats('{"version": 1, "type": "text", "k": 2, "seen": 2, "weighted": true, "items": ["a", "b"], "keys": [-0.5, "-Infinity"]}'::reservoir) AS infinite_key_stats;
 -- a user-defined item type is named, not numbered, in the text form
 CREATE TYPE reservoir_test_mood AS ENUM ('sad', 'ok', 'happy');
 SELECT reservoir_agg('ok'::reservoir_test_mood, 2)::text AS enum_by_name;
@@ -200,6 +202,11 @@ SELECT reservoir_sample(x, 2, -1) FROM generate_series(1, 3) x;
 SELECT reservoir_sample(x, 2, 'NaN') FROM generate_series(1, 3) x;
 SELECT reservoir_sample(x, 2, 'Infinity') FROM generate_series(1, 3) x;
 SELECT reservoir_sample(x, 2, '-Infinity') FROM generate_series(1, 3) x;
+-- weights from 1e-300 to 1e290 (beyond, keys overflow or underflow and tie)
+SELECT reservoir_sample(x, 2, 4.9e-324) FROM generate_series(1, 3) x;
+SELECT reservoir_sample(x, 2, 1e291) FROM generate_series(1, 3) x;
+SELECT array_length(reservoir_sample(x, 2, CASE WHEN x = 1 THEN 1e-300 ELSE 1e290 END), 1) AS ends_of_range
+FROM generate_series(1, 3) x;
 SELECT reservoir_sample(x, 2, CASE WHEN x = 3000 THEN 0 ELSE 1 END) FROM generate_series(1, 5000) x;
 SELECT reservoir_sample(x, 0) FROM generate_series(1, 3) x;
 SELECT reservoir_sample(x, -5) FROM generate_series(1, 3) x;

@@ -108,6 +108,7 @@ SELECT shared_reservoir_add('w', 'x', -1);
 SELECT shared_reservoir_add('w', 'x', 'NaN');
 SELECT shared_reservoir_add('w', 'x', 'Infinity');
 SELECT shared_reservoir_add('w', 'x', '-Infinity');
+SELECT shared_reservoir_add('w', 'x', 4.9e-324);
 SELECT shared_reservoir_add('w', 'x');
 SELECT shared_reservoir_add('rs', 'x', 1);
 SELECT shared_reservoir_add_many('w', ARRAY['a', 'b'], ARRAY[1]);

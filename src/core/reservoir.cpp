@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <vector>
 
@@ -16,10 +17,14 @@ void check_k(int64_t k) {
 }
 
 void bad_weight(double weight) {
-    if (std::isnan(weight)) fail(Errc::invalid_parameter, "reservoir weight must be a finite number > 0, not NaN");
-    if (std::isinf(weight)) fail(Errc::invalid_parameter, "reservoir weight must be a finite number > 0, not %s",
-                                 weight > 0 ? "infinity" : "-infinity");
-    fail(Errc::invalid_parameter, "reservoir weight must be a finite number > 0, not %g", weight);
+    char shown[32];
+    if (std::isnan(weight))
+        snprintf(shown, sizeof shown, "NaN");
+    else if (std::isinf(weight))
+        snprintf(shown, sizeof shown, "%s", weight > 0 ? "infinity" : "-infinity");
+    else
+        snprintf(shown, sizeof shown, "%g", weight);
+    fail(Errc::invalid_parameter, "reservoir weight must be between %g and %g, not %s", kMinWeight, kMaxWeight, shown);
 }
 
 uint64_t splitmix64(uint64_t& state) {

@@ -30,12 +30,18 @@ constexpr int32_t kMaxK = 10000000;
 
 // Throws invalid_parameter unless 1 <= k <= kMaxK.
 void check_k(int64_t k);
-// Throws invalid_parameter unless the weight is finite and > 0.
+// Weights from kMinWeight to kMaxWeight: there a key log(u) / weight is a
+// normal double for every u in (0, 1), -745 <= log(u) <= -2^-53. Beyond, keys
+// overflow to -infinity (smaller weights) or sink into the subnormals and to
+// zero (larger ones), tie, and the sample stops following the weights.
+constexpr double kMinWeight = 1e-300;
+constexpr double kMaxWeight = 1e290;
+// One comparison chain: NaN fails both.
+inline bool weight_ok(double weight) { return weight >= kMinWeight && weight <= kMaxWeight; }
+// Throws invalid_parameter naming the range.
 [[noreturn]] void bad_weight(double weight);
 inline void check_weight(double weight) {
-    // One comparison chain rejects NaN (all comparisons false), zero,
-    // negatives and +inf.
-    if (!(weight > 0.0 && weight <= 1.7976931348623157e308)) bad_weight(weight);
+    if (!weight_ok(weight)) bad_weight(weight);
 }
 
 // splitmix64: seeds the generator and mixes seed material.

@@ -13,7 +13,6 @@
 //    copying it, so the state is mutated in place per row and flattened
 //    only when it leaves the aggregate (a partial aggregate's result, a
 //    reservoir_agg result).
-#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <new>
@@ -603,7 +602,7 @@ SKETCH_FUNCTION(reservoir_trans) {
     }
     if (weighted) {
         const double weight = PG_GETARG_FLOAT8(3);
-        if (unlikely(!(weight > 0.0 && weight <= DBL_MAX))) sketch_pg::guarded([&] { rsv::check_weight(weight); });
+        if (unlikely(!rsv::weight_ok(weight))) sketch_pg::guarded([&] { rsv::check_weight(weight); });
         expanded_add_weighted(r, PG_GETARG_DATUM(1), weight);
     } else {
         expanded_add(r, PG_GETARG_DATUM(1));
@@ -677,6 +676,15 @@ SKETCH_FUNCTION(reservoir_count) {
     PG_RETURN_INT32(v.count);
 }
 
+// A log-key as JSON: a number, or the string "-Infinity", which text input
+// accepts and JSON has no number for.
+static void append_log_key(StringInfo buf, double key) {
+    if (std::isinf(key))
+        appendStringInfoString(buf, "\"-Infinity\"");
+    else
+        appendStringInfoString(buf, float8out_internal(key));
+}
+
 SKETCH_FUNCTION(reservoir_stats) {
     View v;
     view_of(PG_GETARG_DATUM(0), &v);
@@ -693,9 +701,10 @@ SKETCH_FUNCTION(reservoir_stats) {
             if (v.keys[i] < lo) lo = v.keys[i];
             if (v.keys[i] > hi) hi = v.keys[i];
         }
-        // Only finite keys print as JSON numbers.
-        if (std::isfinite(lo)) appendStringInfo(&buf, ", \"min_log_key\": %s", float8out_internal(lo));
-        appendStringInfo(&buf, ", \"max_log_key\": %s", float8out_internal(hi));
+        appendStringInfoString(&buf, ", \"min_log_key\": ");
+        append_log_key(&buf, lo);
+        appendStringInfoString(&buf, ", \"max_log_key\": ");
+        append_log_key(&buf, hi);
     }
     appendStringInfoChar(&buf, '}');
     PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
@@ -728,10 +737,7 @@ SKETCH_FUNCTION(reservoir_out) {
         appendStringInfoString(&buf, ", \"keys\": [");
         for (int32 i = 0; i < v.count; ++i) {
             if (i) appendStringInfoString(&buf, ", ");
-            if (std::isinf(v.keys[i]))
-                appendStringInfoString(&buf, "\"-Infinity\"");
-            else
-                appendStringInfoString(&buf, float8out_internal(v.keys[i]));
+            append_log_key(&buf, v.keys[i]);
         }
         appendStringInfoChar(&buf, ']');
     }

@@ -7,7 +7,6 @@
 //   Frozen objects: no lock at all.
 // Items are turned into bytes (text form, or bytea's bytes) and weights are
 // checked before any lock is taken; nothing between lock and unlock raises.
-#include <cfloat>
 #include <cmath>
 #include <cstring>
 
@@ -136,7 +135,7 @@ ItemBytes item_bytes(Datum value, Oid typid, Form form, uint32 item_size) {
 }
 
 void check_weight(double w) {
-    if (!(w > 0.0 && w <= DBL_MAX)) sketch_pg::guarded([&] { sketch::reservoir::check_weight(w); });
+    if (!sketch::reservoir::weight_ok(w)) sketch_pg::guarded([&] { sketch::reservoir::check_weight(w); });
 }
 
 void check_weighting(const ss::Entry* e, bool weighted_call) {

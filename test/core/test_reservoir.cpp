@@ -159,8 +159,12 @@ TEST(ReservoirChecks, RejectBadKAndWeights) {
     EXPECT_THROW(check_weight(std::nan("")), sketch::Error);
     EXPECT_THROW(check_weight(INFINITY), sketch::Error);
     EXPECT_THROW(check_weight(-INFINITY), sketch::Error);
-    EXPECT_NO_THROW(check_weight(1e-300));
-    EXPECT_NO_THROW(check_weight(1e300));
+    EXPECT_NO_THROW(check_weight(kMinWeight));
+    EXPECT_NO_THROW(check_weight(kMaxWeight));
+    EXPECT_THROW(check_weight(5e-324), sketch::Error);  // subnormal
+    EXPECT_THROW(check_weight(1e-301), sketch::Error);
+    EXPECT_THROW(check_weight(1e291), sketch::Error);
+    EXPECT_THROW(check_weight(1.7e308), sketch::Error);
 }
 
 TEST(ReservoirUniform, KeepsEverythingWhileNotFull) {
@@ -382,9 +386,28 @@ TEST(ReservoirWeighted, HeavyItemsAreKept) {
 TEST(ReservoirWeighted, ExtremeWeightsKeepKeysOrdered) {
     Rng rng(13);
     Weighted w(4);
-    const double weights[] = {1e-300, 1e300, 1.0, 1e-10, 1e10, 5e-324, 1.7e308, 2.0};
+    const double weights[] = {kMinWeight, kMaxWeight, 1.0, 1e-10, 1e10, 2 * kMinWeight, kMaxWeight / 2, 2.0};
     for (int i = 0; i < 8; ++i) w.add(i, weights[i], rng);
-    for (int i = 0; i < 4; ++i) EXPECT_FALSE(std::isnan(w.keys[i]));
+    for (int i = 0; i < 4; ++i) EXPECT_TRUE(std::isnormal(w.keys[i])) << w.keys[i];
     // the heap's top is the smallest key
     for (int i = 0; i < 4; ++i) EXPECT_LE(w.keys[w.heap[0]], w.keys[i]);
+}
+
+// At either end of the weight range the sample still follows the weights:
+// k = 1, one item of 10 w against nine of w, so P(heavy) = 10/19. (Subnormal
+// weights, once accepted, gave every key -infinity: the heavy item lost every
+// trial.)
+TEST(ReservoirWeighted, ChoosesByWeightAtTheEndsOfTheRange) {
+    const int trials = 20000;
+    for (const double w : {kMinWeight, kMaxWeight / 10}) {
+        Rng rng(77);
+        long heavy_wins = 0;
+        for (int t = 0; t < trials; ++t) {
+            Weighted s(1);
+            s.add(0, 10 * w, rng);
+            for (int i = 1; i < 10; ++i) s.add(i, w, rng);
+            heavy_wins += s.items[0] == 0;
+        }
+        expect_binomial(heavy_wins, trials, 10.0 / 19.0, w == kMinWeight ? "heavy at kMinWeight" : "heavy at kMaxWeight");
+    }
 }
