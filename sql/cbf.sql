@@ -210,6 +210,10 @@ SELECT cbf_agg(i, 0) FROM generate_series(1, 3) i;
 SELECT cbf_agg(i, NULL) FROM generate_series(1, 3) i;
 SELECT cbf_agg(i, 100, NULL) FROM generate_series(1, 3) i;
 SELECT cbf_agg(i, 100 + i) FROM generate_series(1, 3) i;
+-- a NULL capacity or fpr after the first row is a NULL, not a different one
+-- (small and large states)
+SELECT cbf_agg(i, CASE WHEN i = 2 THEN NULL ELSE 100 END) FROM generate_series(1, 3) i;
+SELECT cbf_agg(i, 1000000, CASE WHEN i = 2 THEN NULL ELSE 0.01 END) FROM generate_series(1, 3) i;
 SELECT cbf_empty(1000) + cbf_empty(1000, 0.001);
 SELECT cbf_merge(cbf_empty(1000), cbf_empty(100000));
 SELECT cbf_union_agg(f) FROM (VALUES (cbf_empty(1000)), (cbf_empty(5000))) v(f);

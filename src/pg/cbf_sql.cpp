@@ -76,16 +76,18 @@ CbfAggState* new_agg_state(MemoryContext aggcontext, const cbf::Geometry& g) {
     return st;
 }
 
-cbf::Geometry geometry_from_args(FunctionCallInfo fcinfo, int capacity_arg, int fpr_arg) {
+// Raises 22004 for a NULL capacity, or a NULL fpr when one is passed.
+void require_capacity_and_fpr(FunctionCallInfo fcinfo, int capacity_arg, int fpr_arg) {
     if (PG_ARGISNULL(capacity_arg))
         ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("cbf capacity must not be null")));
+    if (fpr_arg < PG_NARGS() && PG_ARGISNULL(fpr_arg))
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("cbf fpr must not be null")));
+}
+
+cbf::Geometry geometry_from_args(FunctionCallInfo fcinfo, int capacity_arg, int fpr_arg) {
+    require_capacity_and_fpr(fcinfo, capacity_arg, fpr_arg);
     const int64 capacity = PG_GETARG_INT64(capacity_arg);
-    double fpr = 0.01;
-    if (fpr_arg < PG_NARGS()) {
-        if (PG_ARGISNULL(fpr_arg))
-            ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("cbf fpr must not be null")));
-        fpr = PG_GETARG_FLOAT8(fpr_arg);
-    }
+    const double fpr = fpr_arg < PG_NARGS() ? PG_GETARG_FLOAT8(fpr_arg) : 0.01;
     return sketch_pg::guarded([&] { return cbf::geometry_for(capacity, fpr, kValueMaxCounters); });
 }
 
@@ -345,8 +347,9 @@ cbf::View flat_state_view(CallCache* cache, varlena* state) {
 }
 
 inline void check_same_geometry(FunctionCallInfo fcinfo, const cbf::Geometry& g) {
-    const bool same_capacity = !PG_ARGISNULL(2) && static_cast<uint64_t>(PG_GETARG_INT64(2)) == g.capacity;
-    const bool same_fpr = PG_NARGS() < 4 ? g.fpr == 0.01 : (!PG_ARGISNULL(3) && PG_GETARG_FLOAT8(3) == g.fpr);
+    if (unlikely(PG_ARGISNULL(2) || (PG_NARGS() >= 4 && PG_ARGISNULL(3)))) require_capacity_and_fpr(fcinfo, 2, 3);
+    const bool same_capacity = static_cast<uint64_t>(PG_GETARG_INT64(2)) == g.capacity;
+    const bool same_fpr = PG_NARGS() < 4 ? g.fpr == 0.01 : PG_GETARG_FLOAT8(3) == g.fpr;
     if (!same_capacity || !same_fpr)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("cbf_agg capacity and fpr must be the same for every row of a group")));
