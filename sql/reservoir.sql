@@ -220,6 +220,12 @@ SELECT reservoir_sample_trans(NULL, 1, 2);
 SELECT reservoir_sample(ROW(x, x), 2) FROM generate_series(1, 3) x;
 SELECT 'not json'::reservoir;
 SELECT '[1, 2]'::reservoir;
+-- every text input error is 22P02: out-of-range numbers, a \u0000 escape,
+-- a field twice, an unknown field
+SELECT '{"version": 1, "type": "integer", "k": 3, "seen": 9223372036854775808, "weighted": false, "items": []}'::reservoir;
+SELECT '{"version": 1, "type": "text", "k": 3, "seen": 1, "weighted": false, "items": ["\u0000"]}'::reservoir;
+SELECT '{"version": 1, "type": "integer", "k": 3, "k": 4, "seen": 0, "weighted": false, "items": []}'::reservoir;
+SELECT '{"version": 1, "type": "integer", "k": 3, "seen": 0, "weighted": false, "items": [], "bogus": 1}'::reservoir;
 SELECT '{"version": 2, "type": "integer", "k": 3, "seen": 0, "weighted": false, "items": []}'::reservoir;
 SELECT '{"version": 1, "type": "integer", "k": 0, "seen": 0, "weighted": false, "items": []}'::reservoir;
 SELECT '{"version": 1, "type": "integer", "k": 3, "seen": 9, "weighted": false, "items": ["1"]}'::reservoir;

@@ -13,7 +13,9 @@
 //    copying it, so the state is mutated in place per row and flattened
 //    only when it leaves the aggregate (a partial aggregate's result, a
 //    reservoir_agg result).
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <utility>
@@ -29,7 +31,9 @@ extern "C" {
 #include "access/parallel.h"
 #include "access/tupmacs.h"
 #include "catalog/pg_type_d.h"
+#include "common/jsonapi.h"
 #include "libpq/pqformat.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "parser/parse_type.h"
 #include "utils/array.h"
@@ -569,7 +573,52 @@ int64 json_int(Jsonb* jb, const char* key) {
     if (!json_key(jb, key, &v) || v.type != jbvNumeric) bad_text(psprintf("\"%s\" must be a number.", key));
     char* s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v.val.numeric)));
     if (strchr(s, '.') || strchr(s, 'e') || strchr(s, 'E')) bad_text(psprintf("\"%s\" must be an integer.", key));
-    return pg_strtoint64(s);
+    errno = 0;
+    char* end;
+    const long long x = strtoll(s, &end, 10);
+    if (errno == ERANGE || *end != '\0') bad_text(psprintf("\"%s\" is out of range.", key));
+    return x;
+}
+
+// The text form's fields; each at most once, no other.
+constexpr const char* kTextFields[] = {"version", "type", "k", "seen", "weighted", "items", "keys"};
+
+struct FieldCheck {
+    int depth = 0;
+    uint32 seen_fields = 0;
+};
+
+void field_start(void* state, char* name, bool) {
+    auto* c = static_cast<FieldCheck*>(state);
+    if (c->depth != 1) return;
+    for (uint32 i = 0; i < lengthof(kTextFields); ++i) {
+        if (strcmp(name, kTextFields[i]) != 0) continue;
+        if (c->seen_fields & (1u << i)) bad_text(psprintf("\"%s\" appears twice.", name));
+        c->seen_fields |= 1u << i;
+        return;
+    }
+    bad_text(psprintf("Unknown field \"%s\".", name));
+}
+void nest(void* state) { ++static_cast<FieldCheck*>(state)->depth; }
+void unnest(void* state) { --static_cast<FieldCheck*>(state)->depth; }
+
+// Parses the text as JSON first with PostgreSQL's own parser, so that
+// malformed JSON (a \u0000 escape included, which jsonb refuses with 22P05)
+// is 22P02 like every other text input error, and so that duplicate and
+// unknown fields are seen (jsonb keeps the last duplicate silently).
+void check_text_fields(const char* text) {
+    JsonLexContext* lex = makeJsonLexContextCstringLen(const_cast<char*>(text), static_cast<int>(strlen(text)),
+                                                       GetDatabaseEncoding(), true);
+    FieldCheck check;
+    JsonSemAction sem = {};
+    sem.semstate = &check;
+    sem.object_start = nest;
+    sem.object_end = unnest;
+    sem.array_start = nest;
+    sem.array_end = unnest;
+    sem.object_field_start = field_start;
+    const JsonParseErrorType result = pg_parse_json(lex, &sem);
+    if (result != JSON_SUCCESS) bad_text(json_errdetail(result, lex));
 }
 
 JsonbContainer* json_array(Jsonb* jb, const char* key) {
@@ -747,6 +796,7 @@ SKETCH_FUNCTION(reservoir_out) {
 
 SKETCH_FUNCTION(reservoir_in) {
     const char* text = PG_GETARG_CSTRING(0);
+    check_text_fields(text);
     Jsonb* jb = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
     if (!JB_ROOT_IS_OBJECT(jb)) bad_text("A reservoir is a JSON object.");
     JsonbValue v;
