@@ -27,6 +27,7 @@ SELECT pg_temp.err($$SELECT bloom_empty(10, 0.01, 'block<uint64,0>')$$) AS kp_ze
 SELECT pg_temp.err($$SELECT bloom_empty(10, 0.01, 'multiblock<uint64,33>')$$) AS kp_too_big;
 SELECT pg_temp.err($$SELECT bloom_empty(10, 0.01, '33*block<uint64,3>')$$) AS k_too_big;
 SELECT pg_temp.err($$SELECT bloom_empty(10, 0.01, 'classic<0>')$$) AS classic_k_zero;
+SELECT pg_temp.err($$SELECT bloom_empty(10, 0.01, 'classic<99999999999999999999>')$$) AS classic_k_huge;
 SELECT pg_temp.err($$SELECT bloom_empty(10, 0.01, 'cbf')$$) AS cbf_without_k;
 SELECT pg_temp.err($$SELECT bloom_empty(10, 0.01, 'block<uint64,5>/9')$$) AS stride_too_big;
 SELECT pg_temp.err($$SELECT bloom_empty(10, 0.01, 'block<uint64,5>/0')$$) AS stride_zero;

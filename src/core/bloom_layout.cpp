@@ -33,17 +33,14 @@ struct Cursor {
     }
     // A decimal number in [lo, hi].
     unsigned number(const char* name, unsigned lo, unsigned hi) {
-        size_t start = i;
+        const size_t start = i;
         uint64_t v = 0;
-        while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
-            v = v * 10 + unsigned(s[i] - '0');
-            if (v > 1000000) break;
-            ++i;
-        }
+        for (; i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); ++i)
+            if (v <= hi) v = v * 10 + unsigned(s[i] - '0');  // past hi it is out of range whatever follows
         if (i == start) bad("a number was expected");
         if (v < lo || v > hi) {
-            fail(Errc::invalid_parameter, "invalid bloom layout \"%s\": %s must be between %u and %u, got %llu",
-                 original.c_str(), name, lo, hi, static_cast<unsigned long long>(v));
+            fail(Errc::invalid_parameter, "invalid bloom layout \"%s\": %s must be between %u and %u, got %s",
+                 original.c_str(), name, lo, hi, s.substr(start, i - start).c_str());
         }
         return unsigned(v);
     }
