@@ -659,3 +659,33 @@ DROP MATERIALIZED VIEW pf_mat;
 DROP TABLE pf_t, pf_filters, pf_groups, pf_two_rows, pf_dropped, pf_empty, pf_parted, pf_parent, pf_child,
            pf_dml_on, pf_dml_off, pf_misc, pf_side;
 DROP DOMAIN pf_int;
+
+-- A digest lives only as long as its scan. An error ends a scan without the
+-- executor's end: a later query (the node off) must not take the dead scan's
+-- digest for an item that has come to sit at the same address (VACUUM moves
+-- row 1510 to where row 1500 was).
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE pf_err (id int, s text) WITH (autovacuum_enabled = off);
+INSERT INTO pf_err SELECT i, 'a' || lpad(i::text, 5, '0') FROM generate_series(1, 2000) i;
+CREATE TABLE pf_err_f AS SELECT bloom_agg(s, 4000000, 0.01) AS f FROM pf_err;
+CREATE TABLE pf_err_one AS SELECT bloom_add(bloom_empty(100, 0.01), 'a01500') AS f;
+SELECT count(*) FROM pf_err WHERE bloom_contains((SELECT f FROM pf_err_f), s) AND 1 / (id - 1500) > -1;
+DELETE FROM pf_err WHERE id BETWEEN 1490 AND 1499;
+VACUUM pf_err;
+SET sketchshare.prefetch = off;
+SELECT id, s FROM pf_err WHERE bloom_contains((SELECT f FROM pf_err_one), s);
+RESET sketchshare.prefetch;
+-- The scan answers lookups only in the stored filter it reads, never in
+-- another filter that comes to sit at the same address: per outer row an
+-- in-memory filter of another seed (or k), while the inner scan, stopped
+-- early by EXISTS, still publishes its last row. 7919 is in every filter.
+CREATE TEMP TABLE pf_one AS SELECT 7919::int8 AS x FROM generate_series(1, 1000);
+SELECT g, bloom_contains(q.f, 7919::int8) AS outer_lookup,
+       EXISTS (SELECT 1 FROM pf_one WHERE bloom_contains(q.f, pf_one.x)) AS inner_lookup
+FROM (SELECT g, bloom_add(bloom_empty(4000000, 0.01, NULL, g), 7919::int8) f FROM generate_series(1, 5) g OFFSET 0) q;
+SELECT g, cbf_count_of(q.c, 7919::int8) AS outer_count_of,
+       EXISTS (SELECT 1 FROM pf_one WHERE cbf_contains(q.c, pf_one.x)) AS inner_lookup
+FROM (SELECT g, cbf_add(cbf_add(cbf_empty(1000000, CASE WHEN g % 2 = 0 THEN 0.01 ELSE 0.0156 END), 7919::int8), 7919::int8) c
+      FROM generate_series(1, 6) g OFFSET 0) q;
+DROP TABLE pf_err, pf_err_f, pf_err_one, pf_one;
+RESET max_parallel_workers_per_gather;

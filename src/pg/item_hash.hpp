@@ -55,17 +55,20 @@ struct PrefetchTarget;
 // with the digest it computed ahead, so that a lookup of that row's item
 // need not hash it again; typid InvalidOid: none. A by-reference item
 // matches by address: the scan publishes only items inside the page it holds
-// pinned, where one address is one value. When the scan's first lookup is in
-// a bloom or cbf value, filter is that value's Datum as the function receives
-// it and target the scan's view of it (row_answer); 0: none. hits counts
-// reuses: the scan reads ahead only while its rows are looked up as it
-// returns them.
+// pinned, where one address is one value; the digest is withdrawn when the
+// scan moves on, ends, or its transaction or subtransaction aborts. When the
+// scan's first lookup is in a stored bloom or cbf value, filter_valueid and
+// filter_toastrelid name that value (a stored value never changes; an
+// address could be reused by another filter), and target is the scan's view
+// of it (row_answer); InvalidOid: none. hits counts reuses: the scan reads
+// ahead only while its rows are looked up as it returns them.
 struct RowDigest {
     Datum item;
     Oid typid;
     uint64_t seed;
     sketch::Hash128 h;
-    Datum filter;
+    Oid filter_valueid;
+    Oid filter_toastrelid;
     const PrefetchTarget* target;
     uint64_t hits;
 };

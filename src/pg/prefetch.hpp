@@ -38,12 +38,17 @@ inline uint32_t lines_per_item(const PrefetchTarget& t) {
 }
 
 // A lookup of item (of the call site's type typid) in the value filter, when
-// it is the lookup of the row a prefetching scan is returning: answered from
-// the scan's digest and view of the filter (bloom: whether it contains item;
-// cbf: item's count_of), without setting up the call. False otherwise
-// (filter, a non-null value's pointer, never equals row_digest's 0: none).
+// it is the lookup of the row a prefetching scan is returning, in the stored
+// value the scan reads: answered from the scan's digest and view of the
+// filter (bloom: whether it contains item; cbf: item's count_of), without
+// setting up the call. False otherwise.
 inline bool row_answer(Oid typid, Datum filter, Datum item, int32* answer) {
-    if (row_digest.filter != filter || row_digest.item != item || row_digest.typid != typid)
+    if (row_digest.item != item || row_digest.typid != typid || row_digest.filter_valueid == InvalidOid) return false;
+    auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(filter));
+    if (!VARATT_IS_EXTERNAL_ONDISK(raw)) return false;
+    varatt_external stored;
+    VARATT_EXTERNAL_GET_POINTER(stored, raw);
+    if (stored.va_valueid != row_digest.filter_valueid || stored.va_toastrelid != row_digest.filter_toastrelid)
         return false;
     ++row_digest.hits;
     const PrefetchTarget& t = *row_digest.target;

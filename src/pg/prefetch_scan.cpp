@@ -295,7 +295,8 @@ struct Probe {
     PrefetchTarget target;
     bool resolved;  // target is set for this (re)scan
     bool prefetch;  // its filter is large enough to prefetch for
-    Datum answers;  // a value filter (its Datum) whose lookups row_answer serves, 0: none
+    Oid answers_valueid;     // the stored value filter whose lookups row_answer serves, InvalidOid: none
+    Oid answers_toastrelid;
 };
 
 // The first probe's digest of one row of the page.
@@ -393,7 +394,7 @@ void resolve(PrefetchScanState* st, Probe* p) {
     // Unresolved until shown otherwise: a target, a prefetch or answers kept
     // from an earlier filter (a rescan's) would name that filter's memory.
     p->resolved = p->prefetch = false;
-    p->answers = 0;
+    p->answers_valueid = InvalidOid;
     if (!filter_value(st, p, &d)) return;
     MemoryContext cxt = st->css.ss.ps.state->es_query_cxt;
     switch (kind) {
@@ -409,7 +410,15 @@ void resolve(PrefetchScanState* st, Probe* p) {
         }
     }
     p->prefetch = p->resolved && p->target.bytes >= kPrefetchFromBytes;
-    p->answers = p->prefetch && value_filter ? d : 0;  // a value's lookups have no side effects
+    // A stored value's lookups have no side effects and its identity is its
+    // TOAST pointer; an in-memory value's address may hold another one later.
+    auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(d));
+    if (p->prefetch && value_filter && VARATT_IS_EXTERNAL_ONDISK(raw)) {
+        varatt_external stored;
+        VARATT_EXTERNAL_GET_POINTER(stored, raw);
+        p->answers_valueid = stored.va_valueid;
+        p->answers_toastrelid = stored.va_toastrelid;
+    }
 }
 
 // Hashes row `index` of the current page for every probe and starts loading
@@ -487,7 +496,8 @@ void publish(PrefetchScanState* st, int current) {
     row_digest.typid = st->probes[0].hasher.typid;
     row_digest.seed = st->probes[0].target.seed;
     row_digest.h = d.h;
-    row_digest.filter = st->probes[0].answers;
+    row_digest.filter_valueid = st->probes[0].answers_valueid;
+    row_digest.filter_toastrelid = st->probes[0].answers_toastrelid;
     row_digest.target = &st->probes[0].target;
     ++st->published;
 }
@@ -603,8 +613,17 @@ SKETCH_FUNCTION(sketchshare_support) { PG_RETURN_POINTER(nullptr); }
 
 namespace sketch_pg {
 
+// A scan ended by an error is not ended by the executor: its digest would
+// name a page it no longer holds, where another value may come to sit.
+static void forget_digest_at_xact_end(XactEvent, void*) { row_digest.typid = InvalidOid; }
+static void forget_digest_at_subxact_abort(SubXactEvent event, SubTransactionId, SubTransactionId, void*) {
+    if (event == SUBXACT_EVENT_ABORT_SUB) row_digest.typid = InvalidOid;
+}
+
 void prefetch_scan_init() {
     RegisterCustomScanMethods(&kScanMethods);
+    RegisterXactCallback(forget_digest_at_xact_end, nullptr);
+    RegisterSubXactCallback(forget_digest_at_subxact_abort, nullptr);
     CacheRegisterSyscacheCallback(PROCOID, forget_functions, 0);
     previous_hook = set_rel_pathlist_hook;
     set_rel_pathlist_hook = on_rel_pathlist;
