@@ -150,6 +150,15 @@ void subxact_callback(SubXactEvent event, SubTransactionId, SubTransactionId, vo
 
 void role_invalidated(Datum, int, uint32) { role_epoch++; }
 
+// The catalog table, as last opened. DROP EXTENSION drops it (and a later
+// CREATE EXTENSION makes another) without marking any file dropped: its
+// relcache invalidation, which every backend receives, is what makes the
+// entries read from it be read again.
+Oid catalog_relid = InvalidOid;
+void catalog_invalidated(Datum, Oid relid) {
+    if (relid == InvalidOid || relid == catalog_relid) local_epoch++;
+}
+
 void ensure_setup() {
     if (cache == nullptr) {
         HASHCTL ctl;
@@ -164,6 +173,7 @@ void ensure_setup() {
         RegisterSubXactCallback(subxact_callback, nullptr);
         CacheRegisterSyscacheCallback(AUTHMEMROLEMEM, role_invalidated, 0);
         CacheRegisterSyscacheCallback(AUTHOID, role_invalidated, 0);
+        CacheRegisterRelcacheCallback(catalog_invalidated, 0);
         callbacks_registered = true;
     }
 }
@@ -184,6 +194,7 @@ void begin_catalog(AsCatalogOwner* s) {
     if (!HeapTupleIsValid(tup)) elog(ERROR, "cache lookup failed for namespace %u", nsp);
     Oid owner = ((Form_pg_namespace)GETSTRUCT(tup))->nspowner;
     ReleaseSysCache(tup);
+    catalog_relid = get_relname_relid("objects", nsp);
     GetUserIdAndSecContext(&s->saved_user, &s->saved_context);
     SetUserIdAndSecContext(owner, s->saved_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
     if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");

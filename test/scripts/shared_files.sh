@@ -214,4 +214,31 @@ check "the reservoirs read again once restored" "SELECT (SELECT count(*) FROM sh
 echo "ok: no restart"
 
 q "SELECT shared_drop(name) FROM shared_objects" >/dev/null
+
+# DROP EXTENSION leaves the files (README), but a backend that has an object
+# mapped must not go on using it once the extension is created again: session
+# a (a dblink connection, open throughout) maps 'cycle' (the add, a statement
+# of its own after the create's commit, keeps it mapped); this session drops
+# and re-creates the extension, then creates a new 'cycle'; a must find the
+# old one gone, then see the new one, never its old mapping.
+in_a() { echo "SELECT '$1:' || v FROM dblink('a', \$q\$$2\$q\$) AS r(v text);"; }
+psql -X -At >"$WORK/cycle.log" 2>&1 <<SQL
+CREATE EXTENSION dblink;
+SELECT dblink_connect('a', 'dbname=$PGDATABASE host=$PGHOST port=$PGPORT user=$(q "SELECT current_user")');
+$(in_a created "SELECT shared_cbf_create('cycle', 1000)::text")
+$(in_a added "SELECT shared_cbf_add('cycle', 42)::text")
+DROP EXTENSION sketchshare CASCADE;
+CREATE EXTENSION sketchshare;
+$(in_a old "SELECT shared_cbf_contains('cycle', 42)::text")
+SELECT shared_cbf_create('cycle', 1000)::text || shared_cbf_add('cycle', 43)::text;
+$(in_a new "SELECT shared_cbf_contains('cycle', 42)::text || shared_cbf_contains('cycle', 43)::text")
+SELECT dblink_disconnect('a');
+SQL
+grep -q '^added:true$' "$WORK/cycle.log" || fail "session a did not create 'cycle': $(cat "$WORK/cycle.log")"
+grep -q 'shared object "cycle" does not exist' "$WORK/cycle.log" && ! grep -q '^old:' "$WORK/cycle.log" ||
+    fail "extension re-created: session a still found the old 'cycle': $(cat "$WORK/cycle.log")"
+echo "ok: extension dropped and re-created: the old object is gone for session a"
+grep -q '^new:falsetrue$' "$WORK/cycle.log" || fail "session a does not see the new 'cycle': $(cat "$WORK/cycle.log")"
+echo "ok: session a sees the new 'cycle' (43), not the old one (42)"
+q "SELECT shared_drop('cycle')" >/dev/null
 echo "all file checks passed"
