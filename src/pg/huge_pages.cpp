@@ -79,10 +79,9 @@ FetchedCopy* held_copies = nullptr;
 void release_on_reset(void* arg) { release_filter(static_cast<FetchedFilter*>(arg)); }
 
 FetchedCopy* find_held(struct varlena* raw) {
-    varatt_external p;
-    VARATT_EXTERNAL_GET_POINTER(p, raw);
+    const StoredId id = stored_id(raw);
     for (FetchedCopy* c = held_copies; c != nullptr; c = c->next)
-        if (c->valueid == p.va_valueid && c->toastrelid == p.va_toastrelid) return c;
+        if (c->id == id) return c;
     return nullptr;
 }
 
@@ -90,14 +89,11 @@ FetchedCopy* find_held(struct varlena* raw) {
 
 FetchedCopy* find_or_fetch(struct varlena* raw, MemoryContext cxt, size_t header_bytes) {
     if (FetchedCopy* held = find_held(raw)) return held;
-    varatt_external p;
-    VARATT_EXTERNAL_GET_POINTER(p, raw);
     MemoryContext own = AllocSetContextCreate(cxt, "sketchshare fetched filter", ALLOCSET_SMALL_SIZES);
     auto* c = static_cast<FetchedCopy*>(MemoryContextAllocZero(own, sizeof(FetchedCopy)));
     void* base;
     c->value = detoast_huge(raw, own, header_bytes, &base);
-    c->toastrelid = p.va_toastrelid;
-    c->valueid = p.va_valueid;
+    c->id = stored_id(raw);
     c->cxt = own;
     return c;
 }

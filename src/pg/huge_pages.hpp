@@ -21,6 +21,20 @@ namespace sketch_pg {
 // touched yet then faults in 2 MiB at a time. Nothing for less than 4 MiB.
 void advise_huge(void* p, size_t len);
 
+// Which stored value an out-of-line (VARATT_IS_EXTERNAL_ONDISK) datum is:
+// its TOAST relation and value id, which no other value has and which name a
+// value that never changes. valueid InvalidOid: none.
+struct StoredId {
+    Oid toastrelid;
+    Oid valueid;
+    bool operator==(const StoredId& o) const { return valueid == o.valueid && toastrelid == o.toastrelid; }
+};
+inline StoredId stored_id(const struct varlena* raw) {
+    varatt_external p;
+    VARATT_EXTERNAL_GET_POINTER(p, raw);
+    return StoredId{p.va_toastrelid, p.va_valueid};
+}
+
 // A detoasted copy of the out-of-line value `raw` in cxt whose array (after
 // `header_bytes` of varlena and format header) starts on a 2 MiB boundary and
 // is advised into huge pages before it is written, when it is 4 MiB or more.
@@ -33,8 +47,7 @@ struct varlena* detoast_huge(struct varlena* raw, MemoryContext cxt, size_t head
 // the function it prefetches for must read the same memory. It lives in a
 // context of its own and goes with its last holder.
 struct FetchedCopy {
-    Oid toastrelid;
-    Oid valueid;
+    StoredId id;
     struct varlena* value;
     MemoryContext cxt;  // holds this struct and value
     int holders;
@@ -52,10 +65,7 @@ struct FetchedFilter {
 
 // Whether f holds the out-of-line (VARATT_IS_EXTERNAL_ONDISK) value raw.
 inline bool holds(const FetchedFilter* f, struct varlena* raw) {
-    if (f->copy == nullptr) return false;
-    varatt_external p;
-    VARATT_EXTERNAL_GET_POINTER(p, raw);
-    return f->copy->valueid == p.va_valueid && f->copy->toastrelid == p.va_toastrelid;
+    return f->copy != nullptr && f->copy->id == stored_id(raw);
 }
 
 // The backend's copy of raw when some FetchedFilter holds one, else a fresh

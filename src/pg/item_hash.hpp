@@ -4,6 +4,7 @@
 #pragma once
 
 #include "../core/hash.hpp"
+#include "huge_pages.hpp"
 #include "pg.hpp"
 
 namespace sketch_pg {
@@ -57,18 +58,17 @@ struct PrefetchTarget;
 // matches by address: the scan publishes only items inside the page it holds
 // pinned, where one address is one value; the digest is withdrawn when the
 // scan moves on, ends, or its transaction or subtransaction aborts. When the
-// scan's first lookup is in a stored bloom or cbf value, filter_valueid and
-// filter_toastrelid name that value (a stored value never changes; an
-// address could be reused by another filter), and target is the scan's view
-// of it (row_answer); InvalidOid: none. hits counts reuses: the scan reads
+// scan's first lookup is in a stored bloom or cbf value, filter names that
+// value (by its StoredId: an address could be reused by another filter), and
+// target is the scan's view of it (row_answer); filter.valueid InvalidOid:
+// none. hits counts reuses: the scan reads
 // ahead only while its rows are looked up as it returns them.
 struct RowDigest {
     Datum item;
     Oid typid;
     uint64_t seed;
     sketch::Hash128 h;
-    Oid filter_valueid;
-    Oid filter_toastrelid;
+    StoredId filter;
     const PrefetchTarget* target;
     uint64_t hits;
 };

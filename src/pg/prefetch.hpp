@@ -43,13 +43,9 @@ inline uint32_t lines_per_item(const PrefetchTarget& t) {
 // filter (bloom: whether it contains item; cbf: item's count_of), without
 // setting up the call. False otherwise.
 inline bool row_answer(Oid typid, Datum filter, Datum item, int32* answer) {
-    if (row_digest.item != item || row_digest.typid != typid || row_digest.filter_valueid == InvalidOid) return false;
+    if (row_digest.item != item || row_digest.typid != typid || row_digest.filter.valueid == InvalidOid) return false;
     auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(filter));
-    if (!VARATT_IS_EXTERNAL_ONDISK(raw)) return false;
-    varatt_external stored;
-    VARATT_EXTERNAL_GET_POINTER(stored, raw);
-    if (stored.va_valueid != row_digest.filter_valueid || stored.va_toastrelid != row_digest.filter_toastrelid)
-        return false;
+    if (!VARATT_IS_EXTERNAL_ONDISK(raw) || !(stored_id(raw) == row_digest.filter)) return false;
     ++row_digest.hits;
     const PrefetchTarget& t = *row_digest.target;
     *answer = t.ops != nullptr ? int32(t.ops->contains_one(t.span, row_digest.h))

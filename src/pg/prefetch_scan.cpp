@@ -295,8 +295,7 @@ struct Probe {
     PrefetchTarget target;
     bool resolved;  // target is set for this (re)scan
     bool prefetch;  // its filter is large enough to prefetch for
-    Oid answers_valueid;     // the stored value filter whose lookups row_answer serves, InvalidOid: none
-    Oid answers_toastrelid;
+    StoredId answers;  // the stored value filter whose lookups row_answer serves, valueid InvalidOid: none
 };
 
 // The first probe's digest of one row of the page.
@@ -394,7 +393,7 @@ void resolve(PrefetchScanState* st, Probe* p) {
     // Unresolved until shown otherwise: a target, a prefetch or answers kept
     // from an earlier filter (a rescan's) would name that filter's memory.
     p->resolved = p->prefetch = false;
-    p->answers_valueid = InvalidOid;
+    p->answers.valueid = InvalidOid;
     if (!filter_value(st, p, &d)) return;
     MemoryContext cxt = st->css.ss.ps.state->es_query_cxt;
     switch (kind) {
@@ -413,12 +412,7 @@ void resolve(PrefetchScanState* st, Probe* p) {
     // A stored value's lookups have no side effects and its identity is its
     // TOAST pointer; an in-memory value's address may hold another one later.
     auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(d));
-    if (p->prefetch && value_filter && VARATT_IS_EXTERNAL_ONDISK(raw)) {
-        varatt_external stored;
-        VARATT_EXTERNAL_GET_POINTER(stored, raw);
-        p->answers_valueid = stored.va_valueid;
-        p->answers_toastrelid = stored.va_toastrelid;
-    }
+    if (p->prefetch && value_filter && VARATT_IS_EXTERNAL_ONDISK(raw)) p->answers = stored_id(raw);
 }
 
 // Hashes row `index` of the current page for every probe and starts loading
@@ -496,8 +490,7 @@ void publish(PrefetchScanState* st, int current) {
     row_digest.typid = st->probes[0].hasher.typid;
     row_digest.seed = st->probes[0].target.seed;
     row_digest.h = d.h;
-    row_digest.filter_valueid = st->probes[0].answers_valueid;
-    row_digest.filter_toastrelid = st->probes[0].answers_toastrelid;
+    row_digest.filter = st->probes[0].answers;
     row_digest.target = &st->probes[0].target;
     ++st->published;
 }
