@@ -83,7 +83,8 @@ double poisson_sum(double lambda, Term& term) {
         term.start(0.0);
         return term.next();
     }
-    const double spread = 8.0 * std::sqrt(lambda) + 10.0;
+    const double sd = std::sqrt(lambda);
+    const double spread = 8.0 * sd + 10.0;
     const double lo = std::max(0.0, std::floor(lambda - spread));
     const double hi = std::ceil(lambda + spread);
     double sum = 0.0;
@@ -92,7 +93,7 @@ double poisson_sum(double lambda, Term& term) {
         double weights = 0.0;
         for (int j = 0; j <= kMaxPoissonTerms; ++j) {
             const double i = std::floor(lo + j * step);
-            const double z = (i - lambda) / std::sqrt(lambda);
+            const double z = (i - lambda) / sd;
             const double w = std::exp(-0.5 * z * z);
             term.start(i);
             sum += w * term.next();
