@@ -8,8 +8,8 @@ SELECT sketch_hash('hello'::varchar) = sketch_hash('hello'::text) AS varchar_sam
        sketch_hash('hello'::name) = sketch_hash('hello'::text) AS name_same,
        sketch_hash('hello'::bytea) = sketch_hash('hello'::text) AS bytea_same,
        sketch_hash(convert_to('hello', 'UTF8')) = sketch_hash('hello'::text) AS bytes_same;
--- char(n) hashes without its padding (its cast to text), however it arrives:
--- cast by the text twin, or as itself in a bloom_agg / cbf_agg input column
+-- char(n) hashes without its padding (as its cast to text), alone or as a
+-- bloom_agg / cbf_agg input column
 SELECT sketch_hash('hello'::char(8)) = sketch_hash('hello') AS char_n_trimmed,
        (SELECT bloom_agg(c, 10, 0.01) FROM (VALUES ('hello'::char(8))) v(c)) @> 'hello' AS bloom_agg_char_n,
        (SELECT cbf_agg(c, 10) FROM (VALUES ('hello'::char(8))) v(c)) @> 'hello' AS cbf_agg_char_n;
@@ -67,7 +67,10 @@ FROM generate_series(1, 10000) i;
 SELECT sketch_hash(NULL) IS NULL AS untyped_null;
 -- a record has no single canonical byte form; it hashes by its text output too
 SELECT sketch_hash(ROW(1, 'a')) = sketch_hash('(1,a)'::text) AS record_text;
--- the one-byte "char" is ambiguous between the polymorphic function and its
--- text twin (README); cast to text, which hashes as its one character
-SELECT sketch_hash('r'::"char");
-SELECT sketch_hash('r'::"char"::text) = sketch_hash('r') AS char_as_text;
+-- the one-byte "char" (pg_class.relkind) is an item like any other: it hashes
+-- as its one character, in every function that takes an item
+SELECT sketch_hash('r'::"char") = sketch_hash('r') AS char_as_text,
+       bloom_contains(bloom_add(bloom_empty(10, 0.01), 'r'::"char"), 'r') AS bloom_char,
+       cbf_count_of(cbf_add(cbf_add(cbf_empty(10), 'r'::"char"), 'r'), 'r'::"char") AS cbf_char_twice,
+       (SELECT bloom_agg(k, 10, 0.01) @> 'v' FROM (VALUES ('r'::"char"), ('v')) v(k)) AS bloom_agg_char,
+       (SELECT pg_typeof(reservoir_sample(k, 1)) FROM (VALUES ('r'::"char")) v(k)) AS sample_type;

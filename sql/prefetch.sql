@@ -143,8 +143,8 @@ SELECT * FROM pg_temp.check($$
     SELECT count(*) FILTER (WHERE bloom_contains((SELECT b FROM pf_filters WHERE name = 'stride_i8'), i8)) AS positives,
            count(*) FILTER (WHERE id % 3 = 0 AND NOT bloom_contains((SELECT b FROM pf_filters WHERE name = 'stride_i8'), i8)) AS missed
     FROM pf_t $$);
--- varchar goes to the text twin through a binary coercion; a domain over int
--- to anyelement as int: both are still the bare column
+-- varchar, and a domain over int (anycompatible resolves it to int): both are
+-- still the bare column
 SELECT * FROM pg_temp.check($$
     SELECT count(*) FILTER (WHERE bloom_contains((SELECT b FROM pf_filters WHERE name = 'multiblock_v'), v)) AS positives,
            count(*) FILTER (WHERE id % 3 = 0 AND NOT bloom_contains((SELECT b FROM pf_filters WHERE name = 'multiblock_v'), v)) AS missed
@@ -401,8 +401,7 @@ SELECT * FROM pg_temp.check($$
     FROM pf_misc $$);
 SELECT * FROM pg_temp.check($$
     SELECT count(*) FILTER (WHERE bloom_contains(bloom_add(bloom_empty(1000, 0.001), date '2026-01-11'), dt)) FROM pf_mat $$);
--- more lookups than the node follows (4): the first ones are prefetched (a
--- char(n) item reaches the text twins through a cast, not as a column)
+-- more lookups than the node follows (4): the first ones are prefetched
 EXPLAIN (COSTS OFF)
 SELECT count(*) FILTER (WHERE cbf_contains('\x010101000000000040000000000000000a00000000000000000000000000e03f0000000000000000000000000000000000000000000000000000000000010000000000000000000000000000'::cbf, i)),
        count(*) FILTER (WHERE cbf_count_of(cbf_add(cbf_empty(10), 1), i) > 0),

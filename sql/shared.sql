@@ -19,8 +19,8 @@ SELECT shared_cbf_add('seen', 'abc') AS literal_add, shared_cbf_contains('seen',
 SELECT shared_cbf_count_of('seen', 42) AS c42, shared_cbf_count_of('seen', 'abc') AS cabc,
        shared_cbf_count_of('seen', 7) AS c7;
 SELECT shared_cbf_add('seen', '2026-11-30'::date), shared_cbf_contains('seen', '2026-11-30'::date);
--- items are anycompatible (no text twin): untyped literals are text, a char(n) item (or a
--- domain over one) hashes as its text cast, as sketch_hash's text twin gets it, and "char" works
+-- items are anycompatible: untyped literals are text, a char(n) item (or a domain over
+-- one) hashes as its text cast, as sketch_hash does, and "char" works
 CREATE DOMAIN pg_temp.code6 AS char(6);
 SELECT shared_cbf_create('chars', 100);
 SELECT shared_cbf_add('chars', 'pad  '::char(5)) AS char_add, shared_cbf_contains('chars', 'pad'::text) AS as_text,

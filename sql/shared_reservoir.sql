@@ -44,6 +44,12 @@ SELECT shared_reservoir_add('items', 'abc') AS literal, shared_reservoir_add('it
 SELECT s, octet_length(s) AS bytes FROM shared_reservoir_sample('items') s ORDER BY s;
 SELECT b FROM shared_reservoir_sample_bytea('items') b ORDER BY b;
 SELECT shared_reservoir_count('items') AS count;
+-- char(n) is stored as its cast to text (no padding), alone or in an array; "char" as its character
+SELECT shared_reservoir_create('chars', 10);
+SELECT shared_reservoir_add('chars', 'ab'::char(5)) AS alone, shared_reservoir_add_many('chars', ARRAY['cd'::char(4)]) AS in_array,
+       shared_reservoir_add('chars', 'r'::"char") AS one_byte_char;
+SELECT s, octet_length(s) AS bytes FROM shared_reservoir_sample('chars') s ORDER BY s;
+SELECT shared_drop('chars');
 
 -- add_many: one lock, NULLs skipped, returns how many were stored
 SELECT shared_reservoir_create('many', 3);

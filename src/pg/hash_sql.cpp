@@ -1,4 +1,4 @@
-// sketch_hash(anyelement): the digest every structure uses for an item.
+// sketch_hash(anycompatible): the digest every structure uses for an item.
 #include "item_hash.hpp"
 
 SKETCH_FUNCTION(sketch_hash) {

@@ -68,8 +68,7 @@ const ItemHasher* item_hasher_for_arg(FunctionCallInfo fcinfo, int argno) {
 
 // Varlena bytes, detoasted: a compressed or external value hashes as inline.
 // With trim_spaces (char(n)), without its trailing spaces: what its cast to
-// text gives, so that a char(n) item, reaching here as itself (in an array,
-// through anycompatible) or cast to text (a text twin), hashes one way.
+// text gives, so that a char(n) item hashes as the same string in text.
 static sketch::Hash128 hash_varlena(Datum value, uint64_t seed, bool trim_spaces = false) {
     struct varlena* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(value));
     struct varlena* flat = PG_DETOAST_DATUM_PACKED(value);

@@ -91,18 +91,22 @@ FmgrInfo* output_for(Oid typid) {
     return &c.out;
 }
 
-enum class Form : uint8 { raw_bytes, text_bytes, output };
+// padded_text: char(n), stored as its cast to text gives it (trailing spaces
+// dropped), whether it comes alone or in an array.
+enum class Form : uint8 { raw_bytes, text_bytes, padded_text, output };
 
 Form form_of(Oid typid) {
     if (typid == TEXTOID || typid == VARCHAROID) return Form::text_bytes;
     if (typid == BYTEAOID) return Form::raw_bytes;
+    if (typid == BPCHAROID) return Form::padded_text;
     static Oid last_typid = InvalidOid;  // one syscache lookup per type, not per row
     static Form last_form = Form::output;
     if (typid != last_typid) {
         const Oid base = getBaseType(typid);
         last_form = base == BYTEAOID ? Form::raw_bytes
                     : (base == TEXTOID || base == VARCHAROID) ? Form::text_bytes
-                                                               : Form::output;
+                    : base == BPCHAROID                          ? Form::padded_text
+                                                                 : Form::output;
         last_typid = typid;
     }
     return last_form;
@@ -114,8 +118,9 @@ struct ItemBytes {
     uint32 flags;
 };
 
-// The bytes stored for a value: bytea's bytes; text's bytes; anything else
-// its text form. Text is cut at a character boundary, bytea at item_size.
+// The bytes stored for a value: bytea's bytes; text's bytes (char(n)'s
+// without its padding); anything else its text form. Text is cut at a
+// character boundary, bytea at item_size.
 ItemBytes item_bytes(Datum value, Oid typid, Form form, uint32 item_size) {
     ItemBytes it;
     it.flags = 0;
@@ -128,6 +133,8 @@ ItemBytes item_bytes(Datum value, Oid typid, Form form, uint32 item_size) {
         it.data = VARDATA_ANY(v);
         it.len = uint32(VARSIZE_ANY_EXHDR(v));
         if (form == Form::raw_bytes) it.flags = sr::kBinary;
+        if (form == Form::padded_text)
+            while (it.len > 0 && it.data[it.len - 1] == ' ') --it.len;
     }
     if (it.len > item_size)
         it.len = it.flags & sr::kBinary ? item_size : uint32(pg_mbcliplen(it.data, int(it.len), int(item_size)));

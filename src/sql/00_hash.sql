@@ -1,16 +1,13 @@
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION sketchshare" to load this file. \quit
 
-CREATE FUNCTION sketch_hash(value anyelement) RETURNS bytea
+-- Items are anycompatible in every function that takes one: an untyped
+-- literal resolves to text by itself (anyelement would need a text twin, and
+-- the twin made the one-byte "char" ambiguous), and a call is resolved
+-- against one candidate.
+CREATE FUNCTION sketch_hash(value anycompatible) RETURNS bytea
 AS 'MODULE_PATHNAME', 'sketch_hash'
 LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION sketch_hash(anyelement) IS
+COMMENT ON FUNCTION sketch_hash(anycompatible) IS
 'XXH3-128 digest (canonical 16-byte form) of the value''s canonical bytes; every sketchshare structure hashes items this way';
 
--- PostgreSQL cannot resolve anyelement from an untyped literal, so every
--- function taking an item has a text twin: sketch_hash('hello') hashes text.
-CREATE FUNCTION sketch_hash(value text) RETURNS bytea
-AS 'MODULE_PATHNAME', 'sketch_hash'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION sketch_hash(text) IS
-'XXH3-128 digest of text (and of untyped literals); same as sketch_hash(anyelement) on text';

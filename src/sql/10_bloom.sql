@@ -58,19 +58,13 @@ AS 'MODULE_PATHNAME', 'bloom_capacity_for' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_capacity_for(bigint, float8, text) IS
 'bits of the smallest filter of the layout that holds n items at false-positive rate fpr (what bloom_empty allocates)';
 
--- Items. Each function taking an item has a text twin for untyped literals.
-CREATE FUNCTION bloom_add(filter bloom, item anyelement) RETURNS bloom
+-- Items (anycompatible: see sketch_hash).
+CREATE FUNCTION bloom_add(filter bloom, item anycompatible) RETURNS bloom
 AS 'MODULE_PATHNAME', 'bloom_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_add(bloom, anyelement) IS 'the filter with item added (a NULL item adds nothing)';
-CREATE FUNCTION bloom_add(filter bloom, item text) RETURNS bloom
-AS 'MODULE_PATHNAME', 'bloom_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_add(bloom, text) IS 'the filter with a text item (or untyped literal) added';
-CREATE FUNCTION bloom_contains(filter bloom, item anyelement) RETURNS boolean
+COMMENT ON FUNCTION bloom_add(bloom, anycompatible) IS 'the filter with item added (a NULL item adds nothing)';
+CREATE FUNCTION bloom_contains(filter bloom, item anycompatible) RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
-COMMENT ON FUNCTION bloom_contains(bloom, anyelement) IS 'false if item was certainly never added; true if it probably was';
-CREATE FUNCTION bloom_contains(filter bloom, item text) RETURNS boolean
-AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
-COMMENT ON FUNCTION bloom_contains(bloom, text) IS 'bloom_contains for a text item (or untyped literal)';
+COMMENT ON FUNCTION bloom_contains(bloom, anycompatible) IS 'false if item was certainly never added; true if it probably was';
 
 -- Whole filters.
 CREATE FUNCTION bloom_union(a bloom, b bloom) RETURNS bloom
@@ -104,26 +98,18 @@ COMMENT ON OPERATOR = (bloom, bloom) IS 'bloom_eq';
 CREATE OPERATOR <> (LEFTARG = bloom, RIGHTARG = bloom, FUNCTION = bloom_ne, COMMUTATOR = <>, NEGATOR = =,
                     RESTRICT = neqsel, JOIN = neqjoinsel);
 COMMENT ON OPERATOR <> (bloom, bloom) IS 'bloom_ne';
-CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = anyelement, FUNCTION = bloom_contains);
-COMMENT ON OPERATOR @> (bloom, anyelement) IS 'bloom_contains';
-CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = text, FUNCTION = bloom_contains);
-COMMENT ON OPERATOR @> (bloom, text) IS 'bloom_contains for a text item (or untyped literal)';
+CREATE OPERATOR @> (LEFTARG = bloom, RIGHTARG = anycompatible, FUNCTION = bloom_contains);
+COMMENT ON OPERATOR @> (bloom, anycompatible) IS 'bloom_contains';
 
 -- Aggregates. The state is bloom itself, mutated in place; COMBINEFUNC and a
 -- real state type let parallel query and Citus split them. SSPACE is a guess
 -- for planning (a filter of ~100k items at 1%).
-CREATE FUNCTION bloom_agg_trans(state bloom, item anyelement, n bigint, fpr float8) RETURNS bloom
+CREATE FUNCTION bloom_agg_trans(state bloom, item anycompatible, n bigint, fpr float8) RETURNS bloom
 AS 'MODULE_PATHNAME', 'bloom_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_trans(bloom, anyelement, bigint, float8) IS 'bloom_agg transition function';
-CREATE FUNCTION bloom_agg_trans(state bloom, item anyelement, n bigint, fpr float8, layout text) RETURNS bloom
+COMMENT ON FUNCTION bloom_agg_trans(bloom, anycompatible, bigint, float8) IS 'bloom_agg transition function';
+CREATE FUNCTION bloom_agg_trans(state bloom, item anycompatible, n bigint, fpr float8, layout text) RETURNS bloom
 AS 'MODULE_PATHNAME', 'bloom_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_trans(bloom, anyelement, bigint, float8, text) IS 'bloom_agg transition function';
-CREATE FUNCTION bloom_agg_trans(state bloom, item text, n bigint, fpr float8) RETURNS bloom
-AS 'MODULE_PATHNAME', 'bloom_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_trans(bloom, text, bigint, float8) IS 'bloom_agg transition function (text items)';
-CREATE FUNCTION bloom_agg_trans(state bloom, item text, n bigint, fpr float8, layout text) RETURNS bloom
-AS 'MODULE_PATHNAME', 'bloom_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_agg_trans(bloom, text, bigint, float8, text) IS 'bloom_agg transition function (text items)';
+COMMENT ON FUNCTION bloom_agg_trans(bloom, anycompatible, bigint, float8, text) IS 'bloom_agg transition function';
 CREATE FUNCTION bloom_agg_final(state bloom) RETURNS bloom
 AS 'MODULE_PATHNAME', 'bloom_agg_final' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_agg_final(bloom) IS 'bloom_agg final function: flushes buffered hashes';
@@ -131,28 +117,18 @@ CREATE FUNCTION bloom_agg_combine(a bloom, b bloom) RETURNS bloom
 AS 'MODULE_PATHNAME', 'bloom_agg_combine' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_agg_combine(bloom, bloom) IS 'bloom_agg combine function: union of two partial states';
 
-CREATE AGGREGATE bloom_agg(item anyelement, n bigint, fpr float8) (
+CREATE AGGREGATE bloom_agg(item anycompatible, n bigint, fpr float8) (
     SFUNC = bloom_agg_trans, STYPE = bloom, FINALFUNC = bloom_agg_final,
     COMBINEFUNC = bloom_agg_combine, SSPACE = 131072, PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(anyelement, bigint, float8) IS
+COMMENT ON AGGREGATE bloom_agg(anycompatible, bigint, float8) IS
 'Bloom filter of the items, sized for n items at false-positive rate fpr in the default layout';
-CREATE AGGREGATE bloom_agg(item anyelement, n bigint, fpr float8, layout text) (
+CREATE AGGREGATE bloom_agg(item anycompatible, n bigint, fpr float8, layout text) (
     SFUNC = bloom_agg_trans, STYPE = bloom, FINALFUNC = bloom_agg_final,
     COMBINEFUNC = bloom_agg_combine, SSPACE = 131072, PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE bloom_agg(anyelement, bigint, float8, text) IS
+COMMENT ON AGGREGATE bloom_agg(anycompatible, bigint, float8, text) IS
 'Bloom filter of the items, sized for n items at false-positive rate fpr in the given layout';
-CREATE AGGREGATE bloom_agg(item text, n bigint, fpr float8) (
-    SFUNC = bloom_agg_trans, STYPE = bloom, FINALFUNC = bloom_agg_final,
-    COMBINEFUNC = bloom_agg_combine, SSPACE = 131072, PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(text, bigint, float8) IS 'bloom_agg for text items (or untyped literals)';
-CREATE AGGREGATE bloom_agg(item text, n bigint, fpr float8, layout text) (
-    SFUNC = bloom_agg_trans, STYPE = bloom, FINALFUNC = bloom_agg_final,
-    COMBINEFUNC = bloom_agg_combine, SSPACE = 131072, PARALLEL = SAFE
-);
-COMMENT ON AGGREGATE bloom_agg(text, bigint, float8, text) IS 'bloom_agg for text items (or untyped literals), given layout';
 
 CREATE FUNCTION bloom_union_trans(state bloom, filter bloom) RETURNS bloom
 AS 'MODULE_PATHNAME', 'bloom_union_trans' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

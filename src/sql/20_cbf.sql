@@ -43,37 +43,25 @@ AS 'MODULE_PATHNAME', 'cbf_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cbf_empty(bigint, float8) IS
 'an empty counting Bloom filter sized for capacity items at false-positive rate fpr: k = round(-log2 fpr), m = next_pow2(capacity * k / ln 2) counters';
 
--- Each function taking an item has a text twin so that untyped literals work.
-CREATE FUNCTION cbf_add(filter cbf, item anyelement) RETURNS cbf
+-- Items (anycompatible: see sketch_hash).
+CREATE FUNCTION cbf_add(filter cbf, item anycompatible) RETURNS cbf
 AS 'MODULE_PATHNAME', 'cbf_add' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION cbf_add(filter cbf, item text) RETURNS cbf
-AS 'MODULE_PATHNAME', 'cbf_add' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION cbf_add(cbf, anyelement) IS 'the filter with item added: its k counters incremented, saturating at 15';
-COMMENT ON FUNCTION cbf_add(cbf, text) IS 'the filter with a text item (or untyped literal) added';
+COMMENT ON FUNCTION cbf_add(cbf, anycompatible) IS 'the filter with item added: its k counters incremented, saturating at 15';
 
-CREATE FUNCTION cbf_remove(filter cbf, item anyelement) RETURNS cbf
+CREATE FUNCTION cbf_remove(filter cbf, item anycompatible) RETURNS cbf
 AS 'MODULE_PATHNAME', 'cbf_remove' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION cbf_remove(filter cbf, item text) RETURNS cbf
-AS 'MODULE_PATHNAME', 'cbf_remove' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION cbf_remove(cbf, anyelement) IS
+COMMENT ON FUNCTION cbf_remove(cbf, anycompatible) IS
 'the filter with one occurrence of item removed if it is present (counters at 15 stay); unchanged otherwise';
-COMMENT ON FUNCTION cbf_remove(cbf, text) IS 'cbf_remove for a text item (or untyped literal)';
 
-CREATE FUNCTION cbf_contains(filter cbf, item anyelement) RETURNS bool
+CREATE FUNCTION cbf_contains(filter cbf, item anycompatible) RETURNS bool
 AS 'MODULE_PATHNAME', 'cbf_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
-CREATE FUNCTION cbf_contains(filter cbf, item text) RETURNS bool
-AS 'MODULE_PATHNAME', 'cbf_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
-COMMENT ON FUNCTION cbf_contains(cbf, anyelement) IS
+COMMENT ON FUNCTION cbf_contains(cbf, anycompatible) IS
 'true if item is probably present (all k counters nonzero), false if it is definitely absent';
-COMMENT ON FUNCTION cbf_contains(cbf, text) IS 'cbf_contains for a text item (or untyped literal)';
 
-CREATE FUNCTION cbf_count_of(filter cbf, item anyelement) RETURNS int
+CREATE FUNCTION cbf_count_of(filter cbf, item anycompatible) RETURNS int
 AS 'MODULE_PATHNAME', 'cbf_count_of' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
-CREATE FUNCTION cbf_count_of(filter cbf, item text) RETURNS int
-AS 'MODULE_PATHNAME', 'cbf_count_of' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
-COMMENT ON FUNCTION cbf_count_of(cbf, anyelement) IS
+COMMENT ON FUNCTION cbf_count_of(cbf, anycompatible) IS
 'how many times item is stored, 0..15: the least of its k counters (never less than the truth below 15; 15 means 15 or more)';
-COMMENT ON FUNCTION cbf_count_of(cbf, text) IS 'cbf_count_of for a text item (or untyped literal)';
 
 CREATE FUNCTION cbf_count(filter cbf) RETURNS bigint
 AS 'MODULE_PATHNAME', 'cbf_count' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -97,10 +85,8 @@ CREATE FUNCTION cbf_ne(cbf, cbf) RETURNS bool
 AS 'MODULE_PATHNAME', 'cbf_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cbf_ne(cbf, cbf) IS 'not cbf_eq';
 
-CREATE OPERATOR @> (LEFTARG = cbf, RIGHTARG = anyelement, FUNCTION = cbf_contains);
-CREATE OPERATOR @> (LEFTARG = cbf, RIGHTARG = text, FUNCTION = cbf_contains);
-COMMENT ON OPERATOR @> (cbf, anyelement) IS 'cbf_contains: the filter probably contains the item';
-COMMENT ON OPERATOR @> (cbf, text) IS 'cbf_contains for a text item (or untyped literal)';
+CREATE OPERATOR @> (LEFTARG = cbf, RIGHTARG = anycompatible, FUNCTION = cbf_contains);
+COMMENT ON OPERATOR @> (cbf, anycompatible) IS 'cbf_contains: the filter probably contains the item';
 CREATE OPERATOR + (LEFTARG = cbf, RIGHTARG = cbf, FUNCTION = cbf_merge);
 COMMENT ON OPERATOR + (cbf, cbf) IS 'cbf_merge: counter-wise saturating sum';
 CREATE OPERATOR = (LEFTARG = cbf, RIGHTARG = cbf, FUNCTION = cbf_eq, COMMUTATOR = =, NEGATOR = <>,
@@ -113,18 +99,12 @@ COMMENT ON OPERATOR <> (cbf, cbf) IS 'not equal';
 -- Aggregates. The transition value is a cbf mutated in place (cbf_agg's also
 -- buffers item hashes, applied in batches); a combine function and a real
 -- transition type let parallel query and Citus split them.
-CREATE FUNCTION cbf_agg_trans(state cbf, item anyelement, capacity bigint) RETURNS cbf
+CREATE FUNCTION cbf_agg_trans(state cbf, item anycompatible, capacity bigint) RETURNS cbf
 AS 'MODULE_PATHNAME', 'cbf_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION cbf_agg_trans(state cbf, item anyelement, capacity bigint, fpr float8) RETURNS cbf
+CREATE FUNCTION cbf_agg_trans(state cbf, item anycompatible, capacity bigint, fpr float8) RETURNS cbf
 AS 'MODULE_PATHNAME', 'cbf_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION cbf_agg_trans(state cbf, item text, capacity bigint) RETURNS cbf
-AS 'MODULE_PATHNAME', 'cbf_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION cbf_agg_trans(state cbf, item text, capacity bigint, fpr float8) RETURNS cbf
-AS 'MODULE_PATHNAME', 'cbf_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION cbf_agg_trans(cbf, anyelement, bigint) IS 'transition function of cbf_agg';
-COMMENT ON FUNCTION cbf_agg_trans(cbf, anyelement, bigint, float8) IS 'transition function of cbf_agg';
-COMMENT ON FUNCTION cbf_agg_trans(cbf, text, bigint) IS 'transition function of cbf_agg (text items)';
-COMMENT ON FUNCTION cbf_agg_trans(cbf, text, bigint, float8) IS 'transition function of cbf_agg (text items)';
+COMMENT ON FUNCTION cbf_agg_trans(cbf, anycompatible, bigint) IS 'transition function of cbf_agg';
+COMMENT ON FUNCTION cbf_agg_trans(cbf, anycompatible, bigint, float8) IS 'transition function of cbf_agg';
 
 CREATE FUNCTION cbf_agg_final(state cbf) RETURNS cbf
 AS 'MODULE_PATHNAME', 'cbf_agg_final' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -135,24 +115,16 @@ AS 'MODULE_PATHNAME', 'cbf_agg_combine' LANGUAGE C IMMUTABLE STRICT PARALLEL SAF
 COMMENT ON FUNCTION cbf_agg_combine(cbf, cbf) IS
 'combine function of cbf_agg and transition function of cbf_union_agg: saturating merge into the state';
 
-CREATE AGGREGATE cbf_agg(item anyelement, capacity bigint) (
+CREATE AGGREGATE cbf_agg(item anycompatible, capacity bigint) (
     SFUNC = cbf_agg_trans, STYPE = cbf, FINALFUNC = cbf_agg_final,
     COMBINEFUNC = cbf_agg_combine, SSPACE = 12336, PARALLEL = SAFE);
-CREATE AGGREGATE cbf_agg(item anyelement, capacity bigint, fpr float8) (
+CREATE AGGREGATE cbf_agg(item anycompatible, capacity bigint, fpr float8) (
     SFUNC = cbf_agg_trans, STYPE = cbf, FINALFUNC = cbf_agg_final,
     COMBINEFUNC = cbf_agg_combine, SSPACE = 12336, PARALLEL = SAFE);
-CREATE AGGREGATE cbf_agg(item text, capacity bigint) (
-    SFUNC = cbf_agg_trans, STYPE = cbf, FINALFUNC = cbf_agg_final,
-    COMBINEFUNC = cbf_agg_combine, SSPACE = 12336, PARALLEL = SAFE);
-CREATE AGGREGATE cbf_agg(item text, capacity bigint, fpr float8) (
-    SFUNC = cbf_agg_trans, STYPE = cbf, FINALFUNC = cbf_agg_final,
-    COMBINEFUNC = cbf_agg_combine, SSPACE = 12336, PARALLEL = SAFE);
-COMMENT ON AGGREGATE cbf_agg(anyelement, bigint) IS
+COMMENT ON AGGREGATE cbf_agg(anycompatible, bigint) IS
 'counting Bloom filter of the items (fpr 0.01); an item seen n times has count_of n (up to 15); NULL items are skipped';
-COMMENT ON AGGREGATE cbf_agg(anyelement, bigint, float8) IS
+COMMENT ON AGGREGATE cbf_agg(anycompatible, bigint, float8) IS
 'counting Bloom filter of the items sized for capacity and fpr; NULL items are skipped';
-COMMENT ON AGGREGATE cbf_agg(text, bigint) IS 'cbf_agg over text items (fpr 0.01)';
-COMMENT ON AGGREGATE cbf_agg(text, bigint, float8) IS 'cbf_agg over text items';
 
 CREATE AGGREGATE cbf_union_agg(cbf) (
     SFUNC = cbf_agg_combine, STYPE = cbf,

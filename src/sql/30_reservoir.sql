@@ -38,89 +38,55 @@ COMMENT ON FUNCTION reservoir_from_bytea(bytea) IS 'A reservoir from its binary 
 -- values; they draw random numbers, hence VOLATILE. PARALLEL SAFE: every
 -- state has its own random stream (see README "Reproducible samples").
 
-CREATE FUNCTION reservoir_sample_trans(reservoir, anyelement, integer) RETURNS reservoir
+CREATE FUNCTION reservoir_sample_trans(reservoir, anycompatible, integer) RETURNS reservoir
 AS 'MODULE_PATHNAME', 'reservoir_trans' LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL SAFE;
-CREATE FUNCTION reservoir_sample_trans(reservoir, anyelement, integer, double precision) RETURNS reservoir
-AS 'MODULE_PATHNAME', 'reservoir_trans' LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL SAFE;
-CREATE FUNCTION reservoir_sample_trans(reservoir, text, integer) RETURNS reservoir
-AS 'MODULE_PATHNAME', 'reservoir_trans' LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL SAFE;
-CREATE FUNCTION reservoir_sample_trans(reservoir, text, integer, double precision) RETURNS reservoir
+CREATE FUNCTION reservoir_sample_trans(reservoir, anycompatible, integer, double precision) RETURNS reservoir
 AS 'MODULE_PATHNAME', 'reservoir_trans' LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL SAFE;
 CREATE FUNCTION reservoir_combine(reservoir, reservoir) RETURNS reservoir
 AS 'MODULE_PATHNAME', 'reservoir_combine' LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL SAFE;
-CREATE FUNCTION reservoir_sample_final(reservoir, anyelement, integer) RETURNS anyarray
+CREATE FUNCTION reservoir_sample_final(reservoir, anycompatible, integer) RETURNS anycompatiblearray
 AS 'MODULE_PATHNAME', 'reservoir_sample_final' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-CREATE FUNCTION reservoir_sample_final(reservoir, anyelement, integer, double precision) RETURNS anyarray
-AS 'MODULE_PATHNAME', 'reservoir_sample_final' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-CREATE FUNCTION reservoir_sample_final(reservoir, text, integer) RETURNS text[]
-AS 'MODULE_PATHNAME', 'reservoir_sample_final' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
-CREATE FUNCTION reservoir_sample_final(reservoir, text, integer, double precision) RETURNS text[]
+CREATE FUNCTION reservoir_sample_final(reservoir, anycompatible, integer, double precision) RETURNS anycompatiblearray
 AS 'MODULE_PATHNAME', 'reservoir_sample_final' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
 CREATE FUNCTION reservoir_agg_final(reservoir) RETURNS reservoir
 AS 'MODULE_PATHNAME', 'reservoir_agg_final' LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
 
-COMMENT ON FUNCTION reservoir_sample_trans(reservoir, anyelement, integer) IS 'reservoir_sample / reservoir_agg transition function (uniform, Algorithm L)';
-COMMENT ON FUNCTION reservoir_sample_trans(reservoir, anyelement, integer, double precision) IS 'reservoir_sample / reservoir_agg transition function (weighted, A-ExpJ)';
-COMMENT ON FUNCTION reservoir_sample_trans(reservoir, text, integer) IS 'reservoir_sample / reservoir_agg transition function for text and untyped literals';
-COMMENT ON FUNCTION reservoir_sample_trans(reservoir, text, integer, double precision) IS 'weighted reservoir_sample / reservoir_agg transition function for text and untyped literals';
+COMMENT ON FUNCTION reservoir_sample_trans(reservoir, anycompatible, integer) IS 'reservoir_sample / reservoir_agg transition function (uniform, Algorithm L)';
+COMMENT ON FUNCTION reservoir_sample_trans(reservoir, anycompatible, integer, double precision) IS 'reservoir_sample / reservoir_agg transition function (weighted, A-ExpJ)';
 COMMENT ON FUNCTION reservoir_combine(reservoir, reservoir) IS 'Exact merge of two reservoirs (combine function; reservoir_union_agg transition function)';
-COMMENT ON FUNCTION reservoir_sample_final(reservoir, anyelement, integer) IS 'reservoir_sample final function: the sample as an array';
-COMMENT ON FUNCTION reservoir_sample_final(reservoir, anyelement, integer, double precision) IS 'weighted reservoir_sample final function: the sample as an array';
-COMMENT ON FUNCTION reservoir_sample_final(reservoir, text, integer) IS 'reservoir_sample final function for text';
-COMMENT ON FUNCTION reservoir_sample_final(reservoir, text, integer, double precision) IS 'weighted reservoir_sample final function for text';
+COMMENT ON FUNCTION reservoir_sample_final(reservoir, anycompatible, integer) IS 'reservoir_sample final function: the sample as an array';
+COMMENT ON FUNCTION reservoir_sample_final(reservoir, anycompatible, integer, double precision) IS 'weighted reservoir_sample final function: the sample as an array';
 COMMENT ON FUNCTION reservoir_agg_final(reservoir) IS 'reservoir_agg / reservoir_union_agg final function: the stored form of the state';
 
 -- ---- aggregates ----
 -- SSPACE: a hint for hash aggregation (bytes per group); a k-item state of
 -- small values is ~ 16 k + 200 bytes.
 
-CREATE AGGREGATE reservoir_sample(value anyelement, k integer) (
+CREATE AGGREGATE reservoir_sample(value anycompatible, k integer) (
     SFUNC = reservoir_sample_trans, STYPE = reservoir, SSPACE = 1024,
     FINALFUNC = reservoir_sample_final, FINALFUNC_EXTRA,
     COMBINEFUNC = reservoir_combine, PARALLEL = SAFE);
-CREATE AGGREGATE reservoir_sample(value anyelement, k integer, weight double precision) (
+CREATE AGGREGATE reservoir_sample(value anycompatible, k integer, weight double precision) (
     SFUNC = reservoir_sample_trans, STYPE = reservoir, SSPACE = 1024,
     FINALFUNC = reservoir_sample_final, FINALFUNC_EXTRA,
     COMBINEFUNC = reservoir_combine, PARALLEL = SAFE);
-CREATE AGGREGATE reservoir_sample(value text, k integer) (
-    SFUNC = reservoir_sample_trans, STYPE = reservoir, SSPACE = 1024,
-    FINALFUNC = reservoir_sample_final, FINALFUNC_EXTRA,
-    COMBINEFUNC = reservoir_combine, PARALLEL = SAFE);
-CREATE AGGREGATE reservoir_sample(value text, k integer, weight double precision) (
-    SFUNC = reservoir_sample_trans, STYPE = reservoir, SSPACE = 1024,
-    FINALFUNC = reservoir_sample_final, FINALFUNC_EXTRA,
-    COMBINEFUNC = reservoir_combine, PARALLEL = SAFE);
-COMMENT ON AGGREGATE reservoir_sample(anyelement, integer) IS
+COMMENT ON AGGREGATE reservoir_sample(anycompatible, integer) IS
 'A uniform random sample of k of the non-NULL values (all of them when fewer), as an array';
-COMMENT ON AGGREGATE reservoir_sample(anyelement, integer, double precision) IS
+COMMENT ON AGGREGATE reservoir_sample(anycompatible, integer, double precision) IS
 'A weighted random sample of k values without replacement (A-Res: key u^(1/weight), k largest kept), as an array; weights must be finite and > 0';
-COMMENT ON AGGREGATE reservoir_sample(text, integer) IS
-'reservoir_sample for text (and untyped literals)';
-COMMENT ON AGGREGATE reservoir_sample(text, integer, double precision) IS
-'weighted reservoir_sample for text (and untyped literals)';
 
-CREATE AGGREGATE reservoir_agg(value anyelement, k integer) (
+CREATE AGGREGATE reservoir_agg(value anycompatible, k integer) (
     SFUNC = reservoir_sample_trans, STYPE = reservoir, SSPACE = 1024,
     FINALFUNC = reservoir_agg_final,
     COMBINEFUNC = reservoir_combine, PARALLEL = SAFE);
-CREATE AGGREGATE reservoir_agg(value anyelement, k integer, weight double precision) (
+CREATE AGGREGATE reservoir_agg(value anycompatible, k integer, weight double precision) (
     SFUNC = reservoir_sample_trans, STYPE = reservoir, SSPACE = 1024,
     FINALFUNC = reservoir_agg_final,
     COMBINEFUNC = reservoir_combine, PARALLEL = SAFE);
-CREATE AGGREGATE reservoir_agg(value text, k integer) (
-    SFUNC = reservoir_sample_trans, STYPE = reservoir, SSPACE = 1024,
-    FINALFUNC = reservoir_agg_final,
-    COMBINEFUNC = reservoir_combine, PARALLEL = SAFE);
-CREATE AGGREGATE reservoir_agg(value text, k integer, weight double precision) (
-    SFUNC = reservoir_sample_trans, STYPE = reservoir, SSPACE = 1024,
-    FINALFUNC = reservoir_agg_final,
-    COMBINEFUNC = reservoir_combine, PARALLEL = SAFE);
-COMMENT ON AGGREGATE reservoir_agg(anyelement, integer) IS
+COMMENT ON AGGREGATE reservoir_agg(anycompatible, integer) IS
 'A uniform random sample of k of the values as a reservoir value (store it, merge it later with reservoir_union_agg)';
-COMMENT ON AGGREGATE reservoir_agg(anyelement, integer, double precision) IS
+COMMENT ON AGGREGATE reservoir_agg(anycompatible, integer, double precision) IS
 'A weighted random sample of k of the values as a reservoir value';
-COMMENT ON AGGREGATE reservoir_agg(text, integer) IS 'reservoir_agg for text (and untyped literals)';
-COMMENT ON AGGREGATE reservoir_agg(text, integer, double precision) IS 'weighted reservoir_agg for text (and untyped literals)';
 
 CREATE AGGREGATE reservoir_union_agg(reservoir) (
     SFUNC = reservoir_combine, STYPE = reservoir, SSPACE = 1024,

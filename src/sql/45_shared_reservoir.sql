@@ -6,23 +6,15 @@ RETURNS void AS 'MODULE_PATHNAME', 'shared_reservoir_create' LANGUAGE C VOLATILE
 COMMENT ON FUNCTION shared_reservoir_create(text, int, int, boolean) IS
 'Creates a shared reservoir of k items (1..10000000) of at most item_size bytes each (1..1048576; longer items are cut), uniform or weighted (A-Res); owned by the current role';
 
-CREATE FUNCTION shared_reservoir_add(name text, item anyelement) RETURNS boolean
+CREATE FUNCTION shared_reservoir_add(name text, item anycompatible) RETURNS boolean
 AS 'MODULE_PATHNAME', 'shared_reservoir_add' LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION shared_reservoir_add(text, anyelement) IS
+COMMENT ON FUNCTION shared_reservoir_add(text, anycompatible) IS
 'Offers an item (its text form; bytea: its bytes) to a uniform shared reservoir (immediately, not rolled back); true if it was stored';
-CREATE FUNCTION shared_reservoir_add(name text, item text) RETURNS boolean
-AS 'MODULE_PATHNAME', 'shared_reservoir_add' LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION shared_reservoir_add(text, text) IS
-'Offers a text item (and untyped literals) to a uniform shared reservoir; true if it was stored';
 
-CREATE FUNCTION shared_reservoir_add(name text, item anyelement, weight float8) RETURNS boolean
+CREATE FUNCTION shared_reservoir_add(name text, item anycompatible, weight float8) RETURNS boolean
 AS 'MODULE_PATHNAME', 'shared_reservoir_add_weighted' LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION shared_reservoir_add(text, anyelement, float8) IS
+COMMENT ON FUNCTION shared_reservoir_add(text, anycompatible, float8) IS
 'Offers an item with a weight (finite, > 0) to a weighted shared reservoir; true if it was stored';
-CREATE FUNCTION shared_reservoir_add(name text, item text, weight float8) RETURNS boolean
-AS 'MODULE_PATHNAME', 'shared_reservoir_add_weighted' LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION shared_reservoir_add(text, text, float8) IS
-'Offers a text item (and untyped literals) with a weight to a weighted shared reservoir; true if it was stored';
 
 CREATE FUNCTION shared_reservoir_add_many(name text, items anyarray) RETURNS bigint
 AS 'MODULE_PATHNAME', 'shared_reservoir_add_many' LANGUAGE C VOLATILE STRICT;
