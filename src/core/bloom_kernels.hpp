@@ -42,6 +42,8 @@ constexpr uint64_t kMcg = 0xf1357aea2e62a9c5ull;
 #ifndef BLOOM_PREFETCH_LINES
 #define BLOOM_PREFETCH_LINES 64
 #endif
+// Filters smaller than this are taken to stay in the L2 cache.
+constexpr uint64_t kCachedBytes = uint64_t(256) << 10;
 
 inline __attribute__((always_inline)) uint64_t mulhi(uint64_t a, uint64_t b) {
     return uint64_t((static_cast<unsigned __int128>(a) * b) >> 64);
@@ -70,17 +72,14 @@ inline __attribute__((always_inline)) void fields(uint64_t h, F&& f) {
     constexpr unsigned shift = log2u(BW);
     constexpr uint64_t mask = BW - 1;
     constexpr unsigned per_hash = (64 - shift) / shift;
-    unsigned left = KP;
-    for (;;) {
-        uint64_t x = h;
-        const unsigned take = left < per_hash ? left : per_hash;
-        for (unsigned t = 0; t < take; ++t) {
-            x >>= shift;
-            f(x & mask);
-        }
-        left -= take;
-        if (left == 0) break;
-        h = mulx64(h);
+    uint64_t x = h;
+    // Unrolled whole: the field count is known, and a loop left rolled
+    // costs a Boost-style fixed kernel's time again in branches.
+#pragma GCC unroll 64
+    for (unsigned t = 0; t < KP; ++t) {
+        if (t != 0 && t % per_hash == 0) x = h = mulx64(h);
+        x >>= shift;
+        f(x & mask);
     }
 }
 
@@ -93,26 +92,35 @@ struct BlockSub {
     static constexpr unsigned kWidth = kWordBits * NW;
     static constexpr unsigned kUsed = sizeof(W) * NW;
 
-    static inline __attribute__((always_inline)) void pattern(uint64_t h, W (&m)[NW]) {
-        for (unsigned e = 0; e < NW; ++e) m[e] = 0;
-        fields<kWidth, KP>(h, [&](uint64_t n) { m[n % NW] |= W(W(1) << (n / NW)); });
-    }
+    // One word: build the mask in a register and touch the word once. Several
+    // words: set or test each field's bit in place (a mask array would live
+    // on the stack and be walked word by word).
     static inline __attribute__((always_inline)) bool mark(uint8_t* p, uint64_t h) {
-        W m[NW];
-        pattern(h, m);
-        bool changed = false;
-        for (unsigned e = 0; e < NW; ++e) {
-            W old = load<W>(p + e * sizeof(W));
-            changed |= (old | m[e]) != old;
-            store<W>(p + e * sizeof(W), W(old | m[e]));
+        if (NW == 1) {
+            W m = 0;
+            fields<kWidth, KP>(h, [&](uint64_t n) { m |= W(W(1) << n); });
+            const W old = load<W>(p);
+            store<W>(p, W(old | m));
+            return (old | m) != old;
         }
+        bool changed = false;
+        fields<kWidth, KP>(h, [&](uint64_t n) {
+            uint8_t* q = p + (n % NW) * sizeof(W);
+            const W old = load<W>(q);
+            const W now = W(old | W(W(1) << (n / NW)));
+            changed |= now != old;
+            store<W>(q, now);
+        });
         return changed;
     }
     static inline __attribute__((always_inline)) bool check(const uint8_t* p, uint64_t h) {
-        W m[NW];
-        pattern(h, m);
+        if (NW == 1) {
+            W m = 0;
+            fields<kWidth, KP>(h, [&](uint64_t n) { m |= W(W(1) << n); });
+            return (load<W>(p) & m) == m;
+        }
         bool ok = true;
-        for (unsigned e = 0; e < NW; ++e) ok &= (load<W>(p + e * sizeof(W)) & m[e]) == m[e];
+        fields<kWidth, KP>(h, [&](uint64_t n) { ok &= ((load<W>(p + (n % NW) * sizeof(W)) >> (n / NW)) & 1) != 0; });
         return ok;
     }
     template <typename F>
@@ -203,28 +211,38 @@ struct FastSub {
 // Sub provides mark/check (possibly SIMD); Ref provides bits() for atomics.
 template <typename Sub, typename Ref = Sub>
 struct Driver {
+    // kOne: the filter has one subarray per item (K = 1, every layout's
+    // default but classic), so the loop over subarrays compiles away. The
+    // calls below pick it once per call or batch, not per item.
+    template <bool kOne>
+    static inline __attribute__((always_inline)) uint32_t subarrays(const Span& s) {
+        return kOne ? 1 : s.k;
+    }
+    template <bool kOne>
     static inline __attribute__((always_inline)) bool insert1(const Span& s, uint64_t lo) {
         uint64_t h = lo | 1;
         bool changed = false;
-        for (uint32_t i = 0; i < s.k; ++i) {
+        for (uint32_t i = 0; i < subarrays<kOne>(s); ++i) {
             const uint64_t p = mulhi(h, s.positions);
             h *= kMcg;
             changed |= Sub::mark(s.bits + p * s.stride, h);
         }
         return changed;
     }
+    template <bool kOne>
     static inline __attribute__((always_inline)) bool contains1(const Span& s, uint64_t lo) {
         uint64_t h = lo | 1;
-        for (uint32_t i = 0; i < s.k; ++i) {
+        for (uint32_t i = 0; i < subarrays<kOne>(s); ++i) {
             const uint64_t p = mulhi(h, s.positions);
             h *= kMcg;
             if (!Sub::check(s.bits + p * s.stride, h)) return false;
         }
         return true;
     }
+    template <bool kOne>
     static inline __attribute__((always_inline)) void prefetch1(const Span& s, uint64_t lo) {
         uint64_t h = lo | 1;
-        for (uint32_t i = 0; i < s.k; ++i) {
+        for (uint32_t i = 0; i < subarrays<kOne>(s); ++i) {
             const uint64_t p = mulhi(h, s.positions);
             h *= kMcg;
             const uint8_t* q = s.bits + p * s.stride;
@@ -234,40 +252,61 @@ struct Driver {
     }
 
     // Prefetch distance in items: enough lines in flight to cover memory
-    // latency, not more than the core can track (BLOOM_PREFETCH_LINES).
-    static size_t distance(const Span& s) {
+    // latency, not more than the core can track (BLOOM_PREFETCH_LINES). None
+    // for a batch too short to fill the window, or a filter that stays in L2
+    // (there prefetching only repeats the position arithmetic).
+    static size_t distance(const Span& s, size_t n) {
+        if (n < 8 || s.positions * s.stride < kCachedBytes) return 0;
         size_t c = BLOOM_PREFETCH_LINES / (s.k * (Sub::kUsed > 1 ? 2 : 1));
         return c < 2 ? 2 : c;
     }
 
-    static bool insert_one(const Span& s, Hash128 h) { return insert1(s, h.lo); }
-    static void prefetch_one(const Span& s, Hash128 h) { prefetch1(s, h.lo); }
-    static bool contains_one(const Span& s, Hash128 h) { return contains1(s, h.lo); }
+    static bool insert_one(const Span& s, Hash128 h) {
+        return s.k == 1 ? insert1<true>(s, h.lo) : insert1<false>(s, h.lo);
+    }
+    static void prefetch_one(const Span& s, Hash128 h) {
+        if (s.k == 1)
+            prefetch1<true>(s, h.lo);
+        else
+            prefetch1<false>(s, h.lo);
+    }
+    static bool contains_one(const Span& s, Hash128 h) {
+        return s.k == 1 ? contains1<true>(s, h.lo) : contains1<false>(s, h.lo);
+    }
 
-    static void insert_many(const Span& s, const Hash128* hs, size_t n) {
-        if (n < 8) {
-            for (size_t i = 0; i < n; ++i) insert1(s, hs[i].lo);
-            return;
-        }
+    // The batch loops work on a copy of the span: their byte stores could
+    // alias the caller's, which would make every item reload it.
+    template <bool kOne>
+    static void insert_batch(const Span s, const Hash128* hs, size_t n) {
         // A sliding window: item i + d is prefetched as item i is inserted.
-        const size_t d = distance(s);
-        for (size_t i = 0; i < d && i < n; ++i) prefetch1(s, hs[i].lo);
+        const size_t d = distance(s, n);
+        for (size_t i = 0; i < d && i < n; ++i) prefetch1<kOne>(s, hs[i].lo);
         for (size_t i = 0; i < n; ++i) {
-            if (i + d < n) prefetch1(s, hs[i + d].lo);
-            insert1(s, hs[i].lo);
+            if (d != 0 && i + d < n) prefetch1<kOne>(s, hs[i + d].lo);
+            insert1<kOne>(s, hs[i].lo);
         }
     }
-    static size_t contains_many(const Span& s, const Hash128* hs, size_t n, bool* out) {
+    template <bool kOne>
+    static size_t contains_batch(const Span s, const Hash128* hs, size_t n, bool* out) {
         size_t found = 0;
-        const size_t d = n < 8 ? 0 : distance(s);
-        for (size_t i = 0; i < d && i < n; ++i) prefetch1(s, hs[i].lo);
+        const size_t d = distance(s, n);
+        for (size_t i = 0; i < d && i < n; ++i) prefetch1<kOne>(s, hs[i].lo);
         for (size_t i = 0; i < n; ++i) {
-            if (d != 0 && i + d < n) prefetch1(s, hs[i + d].lo);
-            const bool hit = contains1(s, hs[i].lo);
+            if (d != 0 && i + d < n) prefetch1<kOne>(s, hs[i + d].lo);
+            const bool hit = contains1<kOne>(s, hs[i].lo);
             if (out) out[i] = hit;
             found += hit;
         }
         return found;
+    }
+    static void insert_many(const Span& s, const Hash128* hs, size_t n) {
+        if (s.k == 1)
+            insert_batch<true>(s, hs, n);
+        else
+            insert_batch<false>(s, hs, n);
+    }
+    static size_t contains_many(const Span& s, const Hash128* hs, size_t n, bool* out) {
+        return s.k == 1 ? contains_batch<true>(s, hs, n, out) : contains_batch<false>(s, hs, n, out);
     }
 
     // Thread-safe: every bit is set by a relaxed fetch_or on its aligned
