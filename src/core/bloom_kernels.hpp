@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "bloom.hpp"
@@ -85,82 +86,75 @@ inline __attribute__((always_inline)) void fields(uint64_t h, F&& f) {
 
 // ---- subfilters: mark/check one subarray at p; bits() lists bit offsets ----
 
-// block<W[NW], KP>
-template <typename W, unsigned NW, unsigned KP>
-struct BlockSub {
+// mark, check and bits of a subfilter that names its bits through
+// Sub::words(h, f) as f(word index, bit in that word), words of type W: one
+// read-modify-write (or test) per bit.
+template <typename Sub, typename W>
+struct WordBits {
     static constexpr unsigned kWordBits = sizeof(W) * 8;
-    static constexpr unsigned kWidth = kWordBits * NW;
-    static constexpr unsigned kUsed = sizeof(W) * NW;
-
-    // One word: build the mask in a register and touch the word once. Several
-    // words: set or test each field's bit in place (a mask array would live
-    // on the stack and be walked word by word).
     static inline __attribute__((always_inline)) bool mark(uint8_t* p, uint64_t h) {
-        if (NW == 1) {
-            W m = 0;
-            fields<kWidth, KP>(h, [&](uint64_t n) { m |= W(W(1) << n); });
-            const W old = load<W>(p);
-            store<W>(p, W(old | m));
-            return (old | m) != old;
-        }
         bool changed = false;
-        fields<kWidth, KP>(h, [&](uint64_t n) {
-            uint8_t* q = p + (n % NW) * sizeof(W);
-            const W old = load<W>(q);
-            const W now = W(old | W(W(1) << (n / NW)));
+        Sub::words(h, [&](unsigned w, unsigned b) {
+            const W old = load<W>(p + w * sizeof(W));
+            const W now = W(old | W(W(1) << b));
             changed |= now != old;
-            store<W>(q, now);
+            store<W>(p + w * sizeof(W), now);
         });
         return changed;
     }
     static inline __attribute__((always_inline)) bool check(const uint8_t* p, uint64_t h) {
-        if (NW == 1) {
-            W m = 0;
-            fields<kWidth, KP>(h, [&](uint64_t n) { m |= W(W(1) << n); });
-            return (load<W>(p) & m) == m;
-        }
         bool ok = true;
-        fields<kWidth, KP>(h, [&](uint64_t n) { ok &= ((load<W>(p + (n % NW) * sizeof(W)) >> (n / NW)) & 1) != 0; });
+        Sub::words(h, [&](unsigned w, unsigned b) { ok &= ((load<W>(p + w * sizeof(W)) >> b) & 1) != 0; });
         return ok;
     }
     template <typename F>
     static inline __attribute__((always_inline)) void bits(uint64_t h, F&& f) {
-        fields<kWidth, KP>(h, [&](uint64_t n) { f((n % NW) * kWordBits + n / NW); });
+        Sub::words(h, [&](unsigned w, unsigned b) { f(w * kWordBits + b); });
+    }
+};
+
+// block<W[NW], KP>
+template <typename W, unsigned NW, unsigned KP>
+struct BlockSub : WordBits<BlockSub<W, NW, KP>, W> {
+    using Base = WordBits<BlockSub<W, NW, KP>, W>;
+    static constexpr unsigned kWidth = Base::kWordBits * NW;
+    static constexpr unsigned kUsed = sizeof(W) * NW;
+
+    template <typename F>
+    static inline __attribute__((always_inline)) void words(uint64_t h, F&& f) {
+        fields<kWidth, KP>(h, [&](uint64_t n) { f(unsigned(n % NW), unsigned(n / NW)); });
+    }
+    // One word: its bits as one mask, built in a register, and the word
+    // touched once. Several words: a bit at a time (a mask array would live
+    // on the stack and be walked word by word).
+    static inline __attribute__((always_inline)) W mask(uint64_t h) {
+        W m = 0;
+        fields<kWidth, KP>(h, [&](uint64_t n) { m |= W(W(1) << n); });
+        return m;
+    }
+    static inline __attribute__((always_inline)) bool mark(uint8_t* p, uint64_t h) {
+        if (NW > 1) return Base::mark(p, h);
+        const W m = mask(h), old = load<W>(p);
+        store<W>(p, W(old | m));
+        return (old | m) != old;
+    }
+    static inline __attribute__((always_inline)) bool check(const uint8_t* p, uint64_t h) {
+        if (NW > 1) return Base::check(p, h);
+        const W m = mask(h);
+        return (load<W>(p) & m) == m;
     }
 };
 
 // multiblock<W[NW], KP>: field j sets one bit in block j.
 template <typename W, unsigned NW, unsigned KP>
-struct MultiblockSub {
-    static constexpr unsigned kWordBits = sizeof(W) * 8;
-    static constexpr unsigned kWidth = kWordBits * NW;
+struct MultiblockSub : WordBits<MultiblockSub<W, NW, KP>, W> {
+    static constexpr unsigned kWidth = sizeof(W) * 8 * NW;
     static constexpr unsigned kUsed = sizeof(W) * NW * KP;
 
-    static inline __attribute__((always_inline)) bool mark(uint8_t* p, uint64_t h) {
-        bool changed = false;
-        unsigned j = 0;
-        fields<kWidth, KP>(h, [&](uint64_t n) {
-            uint8_t* q = p + (j++ * NW + n % NW) * sizeof(W);
-            W old = load<W>(q);
-            W now = W(old | W(W(1) << (n / NW)));
-            changed |= now != old;
-            store<W>(q, now);
-        });
-        return changed;
-    }
-    static inline __attribute__((always_inline)) bool check(const uint8_t* p, uint64_t h) {
-        bool ok = true;
-        unsigned j = 0;
-        fields<kWidth, KP>(h, [&](uint64_t n) {
-            const uint8_t* q = p + (j++ * NW + n % NW) * sizeof(W);
-            ok &= ((load<W>(q) >> (n / NW)) & 1) != 0;
-        });
-        return ok;
-    }
     template <typename F>
-    static inline __attribute__((always_inline)) void bits(uint64_t h, F&& f) {
+    static inline __attribute__((always_inline)) void words(uint64_t h, F&& f) {
         unsigned j = 0;
-        fields<kWidth, KP>(h, [&](uint64_t n) { f((j++ * NW + n % NW) * kWordBits + n / NW); });
+        fields<kWidth, KP>(h, [&](uint64_t n) { f(unsigned(j++ * NW + n % NW), unsigned(n / NW)); });
     }
 };
 
@@ -171,8 +165,7 @@ inline __attribute__((always_inline)) unsigned fm32_bit(uint64_t h, unsigned j) 
 inline __attribute__((always_inline)) unsigned fm64_bit(uint64_t h, unsigned j) { return unsigned(h >> (1 + 6 * j)) & 63; }
 
 template <typename W, unsigned KP>
-struct FastSub {
-    static constexpr unsigned kWordBits = sizeof(W) * 8;
+struct FastSub : WordBits<FastSub<W, KP>, W> {
     static constexpr unsigned kUsed = sizeof(W) * KP;
     static inline __attribute__((always_inline)) unsigned bit(uint64_t h, unsigned j) {
         return sizeof(W) == 4 ? fm32_bit(h, j) : fm64_bit(h, j);
@@ -184,25 +177,6 @@ struct FastSub {
             for (unsigned j = 0; j < lanes; ++j) f(c * 8 + j, bit(h, j));
             h = mulx64(h);
         }
-    }
-    static inline __attribute__((always_inline)) bool mark(uint8_t* p, uint64_t h) {
-        bool changed = false;
-        words(h, [&](unsigned w, unsigned b) {
-            W old = load<W>(p + w * sizeof(W));
-            W now = W(old | W(W(1) << b));
-            changed |= now != old;
-            store<W>(p + w * sizeof(W), now);
-        });
-        return changed;
-    }
-    static inline __attribute__((always_inline)) bool check(const uint8_t* p, uint64_t h) {
-        bool ok = true;
-        words(h, [&](unsigned w, unsigned b) { ok &= ((load<W>(p + w * sizeof(W)) >> b) & 1) != 0; });
-        return ok;
-    }
-    template <typename F>
-    static inline __attribute__((always_inline)) void bits(uint64_t h, F&& f) {
-        words(h, [&](unsigned w, unsigned b) { f(w * kWordBits + b); });
     }
 };
 
@@ -261,17 +235,21 @@ struct Driver {
         return c < 2 ? 2 : c;
     }
 
+    // f(std::true_type) when the filter has one subarray per item, else
+    // f(std::false_type): f then instantiates the kernel with kOne.
+    template <typename F>
+    static inline __attribute__((always_inline)) decltype(auto) by_subarrays(const Span& s, F&& f) {
+        return s.k == 1 ? f(std::true_type{}) : f(std::false_type{});
+    }
+
     static bool insert_one(const Span& s, Hash128 h) {
-        return s.k == 1 ? insert1<true>(s, h.lo) : insert1<false>(s, h.lo);
+        return by_subarrays(s, [&](auto one) { return insert1<decltype(one)::value>(s, h.lo); });
     }
     static void prefetch_one(const Span& s, Hash128 h) {
-        if (s.k == 1)
-            prefetch1<true>(s, h.lo);
-        else
-            prefetch1<false>(s, h.lo);
+        by_subarrays(s, [&](auto one) { prefetch1<decltype(one)::value>(s, h.lo); });
     }
     static bool contains_one(const Span& s, Hash128 h) {
-        return s.k == 1 ? contains1<true>(s, h.lo) : contains1<false>(s, h.lo);
+        return by_subarrays(s, [&](auto one) { return contains1<decltype(one)::value>(s, h.lo); });
     }
 
     // The batch loops work on a copy of the span: their byte stores could
@@ -300,13 +278,10 @@ struct Driver {
         return found;
     }
     static void insert_many(const Span& s, const Hash128* hs, size_t n) {
-        if (s.k == 1)
-            insert_batch<true>(s, hs, n);
-        else
-            insert_batch<false>(s, hs, n);
+        by_subarrays(s, [&](auto one) { insert_batch<decltype(one)::value>(s, hs, n); });
     }
     static size_t contains_many(const Span& s, const Hash128* hs, size_t n, bool* out) {
-        return s.k == 1 ? contains_batch<true>(s, hs, n, out) : contains_batch<false>(s, hs, n, out);
+        return by_subarrays(s, [&](auto one) { return contains_batch<decltype(one)::value>(s, hs, n, out); });
     }
 
     // Thread-safe: every bit is set by a relaxed fetch_or on its aligned
