@@ -95,18 +95,24 @@ FmgrInfo* output_for(Oid typid) {
 // dropped), whether it comes alone or in an array.
 enum class Form : uint8 { raw_bytes, text_bytes, padded_text, output };
 
+// The form of a base type.
+Form base_form(Oid base) {
+    switch (base) {
+        case TEXTOID:
+        case VARCHAROID: return Form::text_bytes;
+        case BYTEAOID: return Form::raw_bytes;
+        case BPCHAROID: return Form::padded_text;
+        default: return Form::output;
+    }
+}
+
 Form form_of(Oid typid) {
-    if (typid == TEXTOID || typid == VARCHAROID) return Form::text_bytes;
-    if (typid == BYTEAOID) return Form::raw_bytes;
-    if (typid == BPCHAROID) return Form::padded_text;
-    static Oid last_typid = InvalidOid;  // one syscache lookup per type, not per row
+    const Form direct = base_form(typid);
+    if (direct != Form::output) return direct;
+    static Oid last_typid = InvalidOid;  // a domain: one syscache lookup per type, not per row
     static Form last_form = Form::output;
     if (typid != last_typid) {
-        const Oid base = getBaseType(typid);
-        last_form = base == BYTEAOID ? Form::raw_bytes
-                    : (base == TEXTOID || base == VARCHAROID) ? Form::text_bytes
-                    : base == BPCHAROID                          ? Form::padded_text
-                                                                 : Form::output;
+        last_form = base_form(getBaseType(typid));
         last_typid = typid;
     }
     return last_form;
