@@ -127,7 +127,7 @@ inline CallCache* call_cache(FunctionCallInfo fcinfo, int item_arg) {
 // fetched (the per-row case of a filter from a subquery), else nullptr.
 inline const cbf::View* cached_arg(FunctionCallInfo fcinfo, int argno, const CallCache* cache) {
     auto* raw = reinterpret_cast<varlena*>(DatumGetPointer(PG_GETARG_DATUM(argno)));
-    if (!VARATT_IS_EXTERNAL_ONDISK(raw) || !sketch_pg::holds(&cache->fetched, raw)) return nullptr;
+    if (!sketch_pg::holds(&cache->fetched, raw)) return nullptr;
     return &cache->view;
 }
 

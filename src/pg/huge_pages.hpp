@@ -23,13 +23,14 @@ void advise_huge(void* p, size_t len);
 
 // Which stored value an out-of-line (VARATT_IS_EXTERNAL_ONDISK) datum is:
 // its TOAST relation and value id, which no other value has and which name a
-// value that never changes. valueid InvalidOid: none.
+// value that never changes. valueid InvalidOid: none, as for any other datum.
 struct StoredId {
     Oid toastrelid;
     Oid valueid;
     bool operator==(const StoredId& o) const { return valueid == o.valueid && toastrelid == o.toastrelid; }
 };
 inline StoredId stored_id(const struct varlena* raw) {
+    if (!VARATT_IS_EXTERNAL_ONDISK(raw)) return StoredId{InvalidOid, InvalidOid};
     varatt_external p;
     VARATT_EXTERNAL_GET_POINTER(p, raw);
     return StoredId{p.va_toastrelid, p.va_valueid};
@@ -63,7 +64,7 @@ struct FetchedFilter {
     MemoryContextCallback on_reset;  // registered at the first fetch
 };
 
-// Whether f holds the out-of-line (VARATT_IS_EXTERNAL_ONDISK) value raw.
+// Whether f holds raw: never unless raw is an out-of-line value it fetched.
 inline bool holds(const FetchedFilter* f, struct varlena* raw) {
     return f->copy != nullptr && f->copy->id == stored_id(raw);
 }

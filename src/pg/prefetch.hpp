@@ -45,7 +45,7 @@ inline uint32_t lines_per_item(const PrefetchTarget& t) {
 inline bool row_answer(Oid typid, Datum filter, Datum item, int32* answer) {
     if (row_digest.item != item || row_digest.typid != typid || row_digest.filter.valueid == InvalidOid) return false;
     auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(filter));
-    if (!VARATT_IS_EXTERNAL_ONDISK(raw) || !(stored_id(raw) == row_digest.filter)) return false;
+    if (!(stored_id(raw) == row_digest.filter)) return false;
     ++row_digest.hits;
     const PrefetchTarget& t = *row_digest.target;
     *answer = t.ops != nullptr ? int32(t.ops->contains_one(t.span, row_digest.h))

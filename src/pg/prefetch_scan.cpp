@@ -412,7 +412,7 @@ void resolve(PrefetchScanState* st, Probe* p) {
     // A stored value's lookups have no side effects and its identity is its
     // TOAST pointer; an in-memory value's address may hold another one later.
     auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(d));
-    if (p->prefetch && value_filter && VARATT_IS_EXTERNAL_ONDISK(raw)) p->answers = stored_id(raw);
+    if (p->prefetch && value_filter) p->answers = stored_id(raw);
 }
 
 // Hashes row `index` of the current page for every probe and starts loading
