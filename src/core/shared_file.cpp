@@ -2,7 +2,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
+#include <memory>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -473,6 +475,23 @@ bool remove_file(const std::string& path, uint64_t file_id) noexcept {
     }
     close(fd);
     return ok && unlink(path.c_str()) == 0;
+}
+
+std::vector<ObjectFile> object_files(const std::string& dir) {
+    std::vector<ObjectFile> found;
+    const std::unique_ptr<DIR, int (*)(DIR*)> d(opendir(dir.c_str()), closedir);
+    if (!d) return found;  // no object was ever created here
+    while (const struct dirent* entry = readdir(d.get())) {
+        if (!valid_object_name(entry->d_name, strlen(entry->d_name))) continue;
+        // O_NONBLOCK: a FIFO placed here must not hang the listing.
+        Fd fd(open((dir + "/" + entry->d_name).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+        struct stat st;
+        FileHeader h;
+        if (fd.fd < 0 || fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (pread(fd.fd, &h, sizeof h, 0) != ssize_t(sizeof h) || h.magic != kMagic) continue;
+        found.push_back(ObjectFile{entry->d_name, h.file_id});
+    }
+    return found;
 }
 
 }  // namespace shared

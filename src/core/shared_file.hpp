@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "rwlock.hpp"
 
@@ -134,6 +135,15 @@ inline void add_ops(FileHeader* h, uint64_t n) { __atomic_fetch_add(&h->ops, n, 
 // Removes path if it is still the incarnation file_id (0: unconditionally),
 // after marking it dropped. Never throws; returns false if it was not removed.
 bool remove_file(const std::string& path, uint64_t file_id) noexcept;
+
+// The object files of folder dir: regular files with a valid object name and
+// this format's magic, with the incarnation each holds. Files without the
+// magic (an interrupted create, or not ours) are not listed.
+struct ObjectFile {
+    std::string name;
+    uint64_t file_id;
+};
+std::vector<ObjectFile> object_files(const std::string& dir);
 
 // mkdir -p base/rel with mode 0700; every component of rel must be a real
 // directory (a symlink is refused). base itself is trusted.

@@ -3,6 +3,7 @@
 #include "module.hpp"
 
 #include "pg.hpp"
+#include "shared_registry.hpp"
 
 extern "C" {
 #include "utils/guc.h"
@@ -28,4 +29,5 @@ void _PG_init(void) {
                              &sketch_pg::prefetch_enabled, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
     MarkGUCPrefixReserved("sketchshare");
     sketch_pg::prefetch_scan_init();
+    sketch_pg::shared::watch_extension_drop();
 }

@@ -7,6 +7,9 @@
 extern "C" {
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_extension.h"
+#include "commands/extension.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
@@ -50,7 +53,7 @@ void sweep_dropped();
 
 // ---- pending file actions, resolved at (sub)transaction end ----
 
-enum class Pending : uint8 { created, dropped, acl_changed };
+enum class Pending : uint8 { created, dropped, acl_changed, folder_emptied };
 
 struct PendingAction {
     Pending what;
@@ -106,6 +109,7 @@ void resolve(bool commit, int level) {
         if (commit) {
             if (a->what == Pending::dropped) sh::remove_file(path, a->file_id);
             if (a->what == Pending::acl_changed) bump_acl(a->name, a->file_id);
+            if (a->what == Pending::folder_emptied) rmdir(path);  // fails, harmlessly, if a file stayed
         } else if (a->what == Pending::created) {
             sh::remove_file(path, a->file_id);
         }
@@ -176,6 +180,30 @@ void ensure_setup() {
         CacheRegisterRelcacheCallback(catalog_invalidated, 0);
         callbacks_registered = true;
     }
+}
+
+// A drop that takes the extension along (DROP EXTENSION, or a DROP SCHEMA
+// ... CASCADE or DROP OWNED that reaches it) ends every object of this
+// database with the catalog. Their files go at its commit, as a
+// shared_drop's do (a rollback keeps them), and the folder after them: the
+// actions run newest first. Each file is removed only if it still holds the
+// incarnation listed now.
+void drop_all_at_commit() {
+    ensure_setup();
+    push_pending(Pending::folder_emptied, "", 0);
+    char dir[64];
+    snprintf(dir, sizeof dir, "sketchshare/%u", MyDatabaseId);
+    for (const sh::ObjectFile& f : guarded([&] { return sh::object_files(dir); }))
+        push_pending(Pending::dropped, f.name.c_str(), f.file_id);
+    local_epoch++;
+}
+
+object_access_hook_type previous_object_access = nullptr;
+
+void on_object_access(ObjectAccessType access, Oid class_id, Oid object_id, int sub_id, void* arg) {
+    if (previous_object_access != nullptr) previous_object_access(access, class_id, object_id, sub_id, arg);
+    if (access == OAT_DROP && class_id == ExtensionRelationId && object_id == get_extension_oid("sketchshare", true))
+        drop_all_at_commit();
 }
 
 // ---- the catalog, through SPI as the owner of its schema ----
@@ -633,6 +661,11 @@ void create_object(const char* name, sh::Kind kind, const uint8_t* geometry, uin
         ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED),
                         errmsg("creation of shared object \"%s\" was interrupted", name)));
     }
+}
+
+void watch_extension_drop() {
+    previous_object_access = object_access_hook;
+    object_access_hook = on_object_access;
 }
 
 // ---- catalog functions used by shared_sql.cpp ----

@@ -170,6 +170,12 @@ void read_exclusive(Entry* e, Read read) {
 void create_object(const char* name, sketch::shared::Kind kind, const uint8_t* geometry, uint32_t geometry_len,
                    uint64_t payload_bytes, const uint8_t* initial_payload);
 
+// Installs the hook that sees a drop of the extension, whatever command
+// reaches it, and removes the objects' files when that drop commits (from
+// _PG_init; the extension's event trigger loads the library before every
+// DROP that can reach it).
+void watch_extension_drop();
+
 // The relative path (from the data directory) of an object's file.
 void object_path(const char* name, char* out, size_t outlen);
 

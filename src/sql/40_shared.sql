@@ -29,6 +29,26 @@ COMMENT ON TABLE sketchshare_shared.grants IS
 'sketchshare: privileges granted on shared objects with shared_grant';
 REVOKE ALL ON sketchshare_shared.objects, sketchshare_shared.grants FROM PUBLIC;
 
+-- A drop that takes the extension along also removes the objects' files, at
+-- its commit. The library sees such a drop through a hook that exists once
+-- the library is loaded in the dropping session: this trigger loads it (any
+-- call into it does) before every command that can drop the extension. If
+-- the library cannot be loaded (its files were removed first), the drop goes
+-- on and the object files stay.
+CREATE FUNCTION sketchshare_shared.load_library() RETURNS event_trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM @extschema@.sketch_hash(0);
+EXCEPTION WHEN OTHERS THEN
+    NULL;
+END
+$$;
+COMMENT ON FUNCTION sketchshare_shared.load_library() IS
+'sketchshare: loads the library before a DROP that can reach the extension, so that its shared object files go with it';
+CREATE EVENT TRIGGER sketchshare_load_before_drop ON ddl_command_start
+    WHEN TAG IN ('DROP EXTENSION', 'DROP SCHEMA', 'DROP OWNED')
+    EXECUTE FUNCTION sketchshare_shared.load_library();
+
 CREATE FUNCTION sketchshare_shared.file_info(name text,
     OUT bytes bigint, OUT frozen boolean, OUT ops bigint, OUT capacity bigint, OUT fpr float8,
     OUT layout text, OUT m bigint, OUT k int, OUT status text)

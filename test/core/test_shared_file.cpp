@@ -2,6 +2,7 @@
 // files refused and left untouched, interrupted-create recovery.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -377,3 +378,24 @@ TEST_F(SharedFile, EnsureDirectoryRefusesSymlinks) {
 }
 
 }  // namespace
+
+// What a drop of the extension removes: the object files with their
+// incarnations, nothing else (a stray file, a header without magic, a
+// symlink, a FIFO that must not hang the listing, a bad name).
+TEST_F(SharedFile, ObjectFilesListsOnlyObjectFiles) {
+    sh::create_file(path("one"), "one", spec(101), sh::Existing::refuse);
+    sh::create_file(path("two"), "two", spec(102), sh::Existing::refuse);
+    spit(path("stray"), "not an object file");
+    spit(path("nomagic"), std::string(sh::kHeaderBytes, '\0'));
+    ASSERT_EQ(symlink(path("one").c_str(), path("link").c_str()), 0);
+    ASSERT_EQ(mkfifo(path("fifo").c_str(), 0600), 0);
+    spit(path(".hidden"), slurp(path("two")));
+    std::vector<sh::ObjectFile> found = sh::object_files(dir);
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    ASSERT_EQ(found.size(), 2u);
+    EXPECT_EQ(found[0].name, "one");
+    EXPECT_EQ(found[0].file_id, 101u);
+    EXPECT_EQ(found[1].name, "two");
+    EXPECT_EQ(found[1].file_id, 102u);
+    EXPECT_TRUE(sh::object_files(dir + "/missing").empty());
+}

@@ -215,12 +215,13 @@ echo "ok: no restart"
 
 q "SELECT shared_drop(name) FROM shared_objects" >/dev/null
 
-# DROP EXTENSION leaves the files (README), but a backend that has an object
-# mapped must not go on using it once the extension is created again: session
-# a (a dblink connection, open throughout) maps 'cycle' (the add, a statement
-# of its own after the create's commit, keeps it mapped); this session drops
-# and re-creates the extension, then creates a new 'cycle'; a must find the
-# old one gone, then see the new one, never its old mapping.
+# DROP EXTENSION removes the files at commit (shared_drop_extension.sh), and a
+# backend that has an object mapped must not go on using it once the extension
+# is created again: session a (a dblink connection, open throughout) maps
+# 'cycle' (the add, a statement of its own after the create's commit, keeps
+# it mapped); this session drops and re-creates the extension, then creates a
+# new 'cycle'; a must find the old one gone, then see the new one, never its
+# old mapping.
 in_a() { echo "SELECT '$1:' || v FROM dblink('a', \$q\$$2\$q\$) AS r(v text);"; }
 psql -X -At >"$WORK/cycle.log" 2>&1 <<SQL
 CREATE EXTENSION dblink;
