@@ -292,6 +292,46 @@ SELECT * FROM pg_temp.check($$
 SELECT * FROM pg_temp.check($$
     SELECT p.pos, count(*) FROM pf_groups p JOIN pf_t t ON cbf_contains(p.f, t.i8) WHERE t.id <= 300 GROUP BY p.pos $$);
 
+-- A filter that is a column of another relation of the join: where the
+-- planner knows that relation gives one row (a primary key, a VALUES list,
+-- statistics), a nested loop over it hands the filter to a node parameterized
+-- by it. The planner prefers it by one operator evaluation a row.
+CREATE TABLE pf_named (name text PRIMARY KEY, f cbf, b bloom);
+INSERT INTO pf_named SELECT name, c, b FROM pf_filters;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FILTER (WHERE n.f @> t.i8) FROM pf_t t, pf_named n WHERE n.name = 'cbf_i8';
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE cbf_contains(n.f, t.i8)) AS positives, sum(cbf_count_of(n.f, t.i8)) AS sum_count_of,
+           count(*) FILTER (WHERE n.b @> t.i8) AS bloom_positives,
+           count(*) FILTER (WHERE t.id % 3 = 0 AND NOT n.f @> t.i8) AS missed
+    FROM pf_t t, pf_named n WHERE n.name = 'cbf_i8' $$);
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE n.f @> t.i8) FROM pf_t t JOIN pf_named n ON n.name = 'small_cbf' $$);
+-- the lookup in the WHERE clause (a join clause: whether the planner takes
+-- the node for it is a matter of cost), and the rows themselves
+SELECT * FROM pg_temp.check($$
+    SELECT t.id FROM pf_t t, pf_named n WHERE n.name = 'cbf_s' AND cbf_contains(n.f, t.s) AND t.id % 101 = 0 $$);
+-- a NULL filter, and no row at all
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE n.b @> t.i8) AS positives, count(*) FILTER (WHERE (n.b @> t.i8) IS NULL) AS nulls
+    FROM pf_t t, pf_named n WHERE n.name = 'null_bloom' $$);
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE n.f @> t.i8) FROM pf_t t, pf_named n WHERE n.name = 'no such' $$);
+-- Each row of the other side rescans the node with its own filter when the
+-- nested loop goes that way (here forced: no Materialize on the other side,
+-- and statistics that tell it has 9 rows): TOASTed, NULL, in line, and the
+-- same filter again.
+ANALYZE pf_groups;
+SET enable_material = off;
+EXPLAIN (COSTS OFF)
+SELECT p.pos, count(*) FILTER (WHERE cbf_contains(p.f, t.i8)) FROM pf_groups p, pf_t t GROUP BY p.pos;
+SELECT * FROM pg_temp.check($$
+    SELECT p.pos, count(*) FILTER (WHERE cbf_contains(p.f, t.i8)) AS positives,
+           count(*) FILTER (WHERE t.id % 5 = p.g AND NOT p.f @> t.i8) AS missed
+    FROM pf_groups p, pf_t t GROUP BY p.pos $$);
+RESET enable_material;
+DROP TABLE pf_named;
+
 -- An InitPlan that would fail (more than one row) where the function is never
 -- reached: the node must not run it, in either setting.
 CREATE TABLE pf_two_rows AS SELECT c AS f FROM pf_filters WHERE c IS NOT NULL;

@@ -28,11 +28,12 @@
 #
 # Statements that are not self-contained are skipped, each with its reason,
 # never silently: a statement is self-contained unless it has a `...`
-# placeholder, reads or writes a relation (after FROM, JOIN, UPDATE, INTO) that
-# neither exists in a fresh database with the extension nor was created by an
-# earlier README statement that ran, names a shared object that no earlier
-# statement that ran created, a role README never creates (shared_grant,
-# shared_revoke) or a server path ('/...'; README creates no folder). A result
+# placeholder, reads or writes a relation (after FROM, JOIN, UPDATE, INTO, or
+# a leading ANALYZE or VACUUM) that neither exists in a fresh database with
+# the extension nor was created by an earlier README statement that ran,
+# names a shared object that no earlier statement that ran created, a role
+# README never creates (shared_grant, shared_revoke) or a server path ('/...';
+# README creates no folder). A result
 # that reads a relation or shared object a skipped statement named (and may
 # have changed, as a load "in every session" fills 'seen') is not checked
 # either (counted as skipped); the statement still runs.
@@ -176,7 +177,7 @@ def string_value(tok):
     return tok[1].lstrip("Ee")[1:-1].replace("''", "'")
 
 def relations_after(toks, i):
-    """The relations of a FROM list (or the target of UPDATE / INTO) at i."""
+    """The relations of a FROM list (or the target of UPDATE / INTO / ANALYZE) at i."""
     refs = []
     while i < len(toks):
         kind, t = toks[i]
@@ -215,7 +216,8 @@ def analyse(s):
     s.paths = [string_value(t) for t in toks if t[0] == "str" and string_value(t).startswith("/")]
     for i, t in enumerate(low):
         prev = low[i - 1] if i else ""
-        if t in ("from", "join", "into") or (t == "update" and prev not in ("for", "do")):
+        if t in ("from", "join", "into") or (t == "update" and prev not in ("for", "do")) \
+                or (t in ("analyze", "vacuum") and i == 0):
             if not (t == "from" and prev == "distinct"):
                 s.uses += relations_after(toks, i + 1)
         if t == "create":
