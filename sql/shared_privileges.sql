@@ -86,6 +86,9 @@ SELECT shared_grant('owned', 'regress_shared_other', 'READ');
 SELECT shared_grant('owned', 'no_such_role', 'read');
 SELECT shared_grant('missing', 'regress_shared_other', 'read');
 SELECT shared_revoke('owned', 'regress_shared_other', 'nothing');
+-- a role given by oid must exist: a grant to a free oid would go to the role that takes it
+SELECT shared_grant('owned', 4294967295::oid::regrole, 'read');
+SELECT shared_grant('owned', 0::oid::regrole, 'write');
 
 -- paths: superusers and pg_read/write_server_files only
 SELECT shared_freeze('owned');

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <memory>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -126,6 +127,39 @@ void fsync_dir(const std::string& path) {
         fsync(fd);
         close(fd);
     }
+}
+
+// The lock of an object folder, held (flock on the folder itself) by every
+// step that decides about a file at an object's path and then unlinks that
+// path: a drop's removal of its file at commit, and a create's replacement
+// of an orphan. A name can be dropped, its drop's commit seen and the name
+// created again before the dropping backend removes the old file; without
+// the lock that removal could check the old file, then the create replace
+// it, then the removal unlink the path: the new object's file. Held for a
+// few system calls; released by the kernel if the holder dies. Where the
+// folder cannot be opened, nothing can be created or removed in it either.
+struct DirLock {
+    int fd;
+    explicit DirLock(const std::string& path) : fd(open(parent_dir(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+        if (fd >= 0)
+            while (flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+            }
+    }
+    ~DirLock() {
+        if (fd >= 0) close(fd);  // closing releases the lock
+    }
+    DirLock(const DirLock&) = delete;
+    DirLock& operator=(const DirLock&) = delete;
+};
+
+// Sets kDropped in the header of an object file open as fd (size bytes), so
+// processes that map it let go; a file too short for a header has no flags.
+void mark_dropped(int fd, uint64_t size) {
+    if (size < sizeof(FileHeader)) return;
+    void* base = mmap(nullptr, sizeof(FileHeader), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) return;
+    set_flags(static_cast<FileHeader*>(base), kDropped);
+    munmap(base, sizeof(FileHeader));
 }
 
 // Opens an existing object file for reading (or writing), refusing symlinks
@@ -321,8 +355,17 @@ void create_file(const std::string& path, const char* label, const CreateSpec& s
                 valid = false;
             }
             if (valid && existing == Existing::replace_orphan && attempt < 3) {
-                if (unlink(p) != 0 && errno != ENOENT)
-                    fail(Errc::io_error, "could not remove abandoned file \"%s\": %s", p, errstr(errno).c_str());
+                // The orphan may be the file of a drop that has committed but
+                // not removed it yet, still mapped by other processes: mark it
+                // dropped so they let go, and unlink it only while the path
+                // still names it (under the folder's lock, as the drop does).
+                DirLock lock(path);
+                struct stat now;
+                if (lstat(p, &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino) {
+                    mark_dropped(efd, size);
+                    if (unlink(p) != 0 && errno != ENOENT)
+                        fail(Errc::io_error, "could not remove abandoned file \"%s\": %s", p, errstr(errno).c_str());
+                }
                 continue;
             }
             fail(Errc::corrupted, "file \"%s\" for shared object \"%s\" already exists; left untouched", p, label);
@@ -455,26 +498,43 @@ void copy_file(const std::string& from, const std::string& to, const char* label
     fsync_dir(to);
 }
 
-bool remove_file(const std::string& path, uint64_t file_id) noexcept {
-    int fd = open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return false;
+bool remove_file(const std::string& path, uint64_t file_id, bool remains) noexcept {
+    const char* p = path.c_str();
+    DirLock lock(path);
     struct stat st;
-    bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    if (ok && uint64_t(st.st_size) >= sizeof(FileHeader)) {
-        void* base = mmap(nullptr, sizeof(FileHeader), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (base != MAP_FAILED) {
-            auto* h = static_cast<FileHeader*>(base);
-            if (file_id != 0 && (h->magic != kMagic || h->file_id != file_id))
-                ok = false;  // a different incarnation: not ours to remove
-            else
-                set_flags(h, kDropped);
-            munmap(base, sizeof(FileHeader));
-        }
-    } else if (file_id != 0) {
-        ok = false;
+    if (lstat(p, &st) != 0) return false;
+    const bool any = file_id == 0;
+    // A symlink planted at the path: the link goes, never what it points to.
+    if (S_ISLNK(st.st_mode)) return (any || remains) && unlink(p) == 0;
+    if (!S_ISREG(st.st_mode)) return false;
+    int fd = open(p, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return false;
+    Fd guard(fd);
+    if (fstat(fd, &st) != 0) return false;
+    const uint64_t size = uint64_t(st.st_size);
+    FileHeader h;
+    std::memset(&h, 0, sizeof h);
+    if (!pread_full(fd, &h, size_t(std::min<uint64_t>(size, sizeof h)), 0)) return false;
+    constexpr uint64_t kIdEnd = offsetof(FileHeader, file_id) + sizeof(uint64_t);
+    bool ours = remains;
+    if (any) {
+        ours = true;
+    } else if (h.magic == kMagic && size >= kIdEnd) {
+        ours = h.file_id == file_id;  // another incarnation is not ours to remove
+    } else if (h.magic == 0) {
+        // Zeros where the magic goes (or an empty file): possibly a create
+        // of the name in progress, which writes the magic last. Left for the
+        // next create, which adopts or reports it.
+        ours = false;
     }
-    close(fd);
-    return ok && unlink(path.c_str()) == 0;
+    // Anything else (too short for a header, a wrong magic) is, at a drop's
+    // commit (remains), what damage left of the dropped object's file: no
+    // create writes such a file, and the name is free for a new one only once
+    // it is gone. (At the rollback of a create it may be a foreign file that
+    // the create refused to replace, and it stays.)
+    if (!ours) return false;
+    if (h.magic == kMagic) mark_dropped(fd, size);
+    return unlink(p) == 0;
 }
 
 std::vector<ObjectFile> object_files(const std::string& dir) {

@@ -132,9 +132,14 @@ inline void set_flags(FileHeader* h, uint32_t bits) { __atomic_fetch_or(&h->flag
 inline uint64_t load_ops(const FileHeader* h) { return __atomic_load_n(&h->ops, __ATOMIC_RELAXED); }
 inline void add_ops(FileHeader* h, uint64_t n) { __atomic_fetch_add(&h->ops, n, __ATOMIC_RELAXED); }
 
-// Removes path if it is still the incarnation file_id (0: unconditionally),
-// after marking it dropped. Never throws; returns false if it was not removed.
-bool remove_file(const std::string& path, uint64_t file_id) noexcept;
+// Removes path if it is still the incarnation file_id (0: whatever file or
+// symlink is there), after marking it dropped, under the folder's lock (see
+// DirLock). With remains (a drop's commit, which knows the path held its
+// object) it also removes what damage left there: a symlink (never its
+// target), a file too short for a header or with a wrong magic. Another
+// incarnation and a file whose magic is zero (a create in progress) stay.
+// Never throws; returns false if it was not removed.
+bool remove_file(const std::string& path, uint64_t file_id, bool remains = false) noexcept;
 
 // The object files of folder dir: regular files with a valid object name and
 // this format's magic, with the incarnation each holds. Files without the

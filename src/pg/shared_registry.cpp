@@ -107,7 +107,8 @@ void resolve(bool commit, int level) {
         char path[MAXPGPATH];
         object_path(a->name, path, sizeof path);
         if (commit) {
-            if (a->what == Pending::dropped) sh::remove_file(path, a->file_id);
+            // The dropped object's file, or what damage left of it.
+            if (a->what == Pending::dropped) sh::remove_file(path, a->file_id, true);
             if (a->what == Pending::acl_changed) bump_acl(a->name, a->file_id);
             if (a->what == Pending::folder_emptied) rmdir(path);  // fails, harmlessly, if a file stayed
         } else if (a->what == Pending::created) {
@@ -751,7 +752,9 @@ void attach_object(const char* name, const char* from) {
     char path[MAXPGPATH];
     object_path(name, path, sizeof path);
     guarded([&] {
-        if (access(path, F_OK) == 0) unlink(path);  // an orphan: no committed row names it (we hold the name)
+        // An orphan: no committed row names it (we hold the name). Removed as
+        // a drop removes a file, so that processes still mapping it let go.
+        sh::remove_file(path, 0);
         sh::copy_file(from, path, name, true, file_id);
     });
 }

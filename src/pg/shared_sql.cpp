@@ -11,6 +11,7 @@ extern "C" {
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
+#include "utils/syscache.h"
 }
 
 namespace sh = sketch::shared;
@@ -43,6 +44,14 @@ const char* checked_path(text* path, Oid role, const char* what) {
     if (p[0] != '/')
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("path \"%s\" is not absolute", p)));
     return p;
+}
+
+// A regrole given as a number (12345::regrole) is not checked by its input:
+// a grant to an oid no role has would go to whichever role takes it later.
+// (Revoke takes any oid, so that the grants of a dropped role can go.)
+void refuse_unknown_role(Oid role) {
+    if (!SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)))
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("role with OID %u does not exist", role)));
 }
 
 }  // namespace
@@ -78,6 +87,7 @@ SKETCH_FUNCTION(shared_drop) {
 SKETCH_FUNCTION(shared_grant) {
     char name[64];
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);
+    refuse_unknown_role(PG_GETARG_OID(1));
     ss::change_grant(name, PG_GETARG_OID(1), text_to_cstring(PG_GETARG_TEXT_PP(2)), true);
     PG_RETURN_VOID();
 }

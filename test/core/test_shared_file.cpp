@@ -262,6 +262,77 @@ TEST_F(SharedFile, RemoveMarksDroppedForExistingMappings) {
     EXPECT_FALSE(sh::remove_file(p, 0));
 }
 
+// A drop removes what damage left of its file, so the name can be created
+// again, but never another incarnation, a create in progress (zero magic) or
+// the target of a symlink.
+TEST_F(SharedFile, RemoveTakesWhatDamageLeftOfTheDroppedFile) {
+    std::string p = path("v");
+    // Damages a fresh file of incarnation 21, then removes it as a drop's
+    // commit (remains) or a create's rollback does.
+    auto damaged = [&](auto damage, bool remains) {
+        unlink(p.c_str());
+        sh::create_file(p, "v", spec(21), sh::Existing::refuse);
+        std::string bytes = slurp(p);
+        damage(bytes);
+        spit(p, bytes);
+        return sh::remove_file(p, 21, remains);
+    };
+    auto cut_to_100 = [](std::string& b) { b.resize(100); };  // magic and file_id still there
+    auto cut_to_1 = [](std::string& b) { b.resize(1); };
+    auto wrong_magic = [](std::string& b) { b[0] ^= 0x20; };
+    auto swapped = [](std::string& b) { std::reverse(b.begin(), b.begin() + 8); };
+    auto truncated = [](std::string& b) { b.resize(b.size() - 100); };
+    for (bool remains : {true, false}) {
+        EXPECT_TRUE(damaged(cut_to_100, remains));
+        EXPECT_NE(access(p.c_str(), F_OK), 0);
+        EXPECT_TRUE(damaged(truncated, remains));
+    }
+    // not identifiable: a drop takes them, a rolled-back create (which may
+    // have refused a foreign file there) leaves them
+    for (auto damage : {+cut_to_1, +wrong_magic, +swapped}) {
+        EXPECT_TRUE(damaged(damage, true));
+        EXPECT_NE(access(p.c_str(), F_OK), 0);
+        EXPECT_FALSE(damaged(damage, false));
+        EXPECT_EQ(access(p.c_str(), F_OK), 0);
+    }
+    // left alone: another incarnation, a header without magic, zeros, nothing
+    auto other_id = [](std::string& b) { b[offsetof(sh::FileHeader, file_id)] ^= 1; };
+    auto no_magic = [](std::string& b) { std::memset(&b[0], 0, 8); };
+    auto zeros = [](std::string& b) { std::memset(&b[0], 0, b.size()); };
+    auto empty = [](std::string& b) { b.clear(); };
+    auto three_zeros = [](std::string& b) { b.assign(3, '\0'); };
+    for (auto damage : {+other_id, +no_magic, +zeros, +empty, +three_zeros}) {
+        EXPECT_FALSE(damaged(damage, true));
+        EXPECT_EQ(access(p.c_str(), F_OK), 0);
+    }
+    // a symlink: the link goes, its target stays
+    unlink(p.c_str());
+    std::string target = path("target");
+    sh::create_file(target, "t", spec(21), sh::Existing::refuse);
+    std::string before = slurp(target);
+    ASSERT_EQ(symlink(target.c_str(), p.c_str()), 0);
+    EXPECT_FALSE(sh::remove_file(p, 21));
+    EXPECT_TRUE(sh::remove_file(p, 21, true));
+    struct stat st;
+    EXPECT_NE(lstat(p.c_str(), &st), 0);
+    EXPECT_EQ(slurp(target), before);
+}
+
+// A create that replaces an orphan (for instance the file of a drop that has
+// committed but not removed it yet) marks it dropped, so that processes that
+// still map it let go instead of writing to a file no one else sees.
+TEST_F(SharedFile, ReplacedOrphanIsMarkedDropped) {
+    std::string p = path("o");
+    sh::create_file(p, "o", spec(31), sh::Existing::refuse);
+    sh::Mapping m = sh::attach_file(p, "o", 0, true);
+    sh::create_file(p, "o", spec(32), sh::Existing::replace_orphan);
+    EXPECT_TRUE(sh::load_flags(m.header()) & sh::kDropped);
+    EXPECT_EQ(sh::read_header(p, "o", 0).file_id, 32u);
+    EXPECT_FALSE(sh::remove_file(p, 31));  // the old drop's removal leaves the new file
+    EXPECT_EQ(sh::read_header(p, "o", 0).file_id, 32u);
+    sh::unmap(m);
+}
+
 // Payloads are written in 2 MiB aligned pieces (create and copy): every byte
 // lands once, in place, whatever the size, and no payload means zeros.
 TEST_F(SharedFile, LargePayloadsAreWrittenWhole) {
