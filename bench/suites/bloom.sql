@@ -9,6 +9,7 @@
 SET max_parallel_workers_per_gather = 0;
 DROP TABLE IF EXISTS bloom_bench_f;
 CREATE TABLE bloom_bench_f AS SELECT bloom_agg(x, 10000000, 0.01) AS f FROM t;
+ANALYZE bloom_bench_f;
 DROP TABLE IF EXISTS bloom_bench_small;
 CREATE TABLE bloom_bench_small AS SELECT bloom_agg(x, 100000, 0.01) AS f FROM (SELECT x FROM t LIMIT 100000) s;
 -- @name count_x
@@ -37,6 +38,14 @@ SELECT count(*) FILTER (WHERE bloom_contains((SELECT f FROM bloom_bench_f), x)) 
 RESET sketchshare.prefetch;
 -- @name filter_contains_operator vs filter_x_ne_0
 SELECT count(*) FILTER (WHERE (SELECT f FROM bloom_bench_f) @> x) FROM t;
+-- The filter as a column of a joined one-row table (README's form): a nested
+-- loop over it with the scan parameterized by it, and the plain nested loop.
+-- @name filter_contains_join vs filter_x_ne_0
+SELECT count(*) FILTER (WHERE f @> x) FROM t, bloom_bench_f;
+-- @name filter_contains_join_seqscan vs filter_x_ne_0
+SET sketchshare.prefetch = off;
+SELECT count(*) FILTER (WHERE f @> x) FROM t, bloom_bench_f;
+RESET sketchshare.prefetch;
 -- The same lookups in a filter that fits the caches (100k items, 128 kB).
 -- @name filter_contains_small vs filter_x_ne_0
 SELECT count(*) FILTER (WHERE bloom_contains((SELECT f FROM bloom_bench_small), x)) FROM t;

@@ -263,7 +263,9 @@ Path* prefetching(Path* seq, ProbeSearch* s, bool filters_parallel_safe) {
 // whose memory waits it overlaps: a cost within 1% of another path's would
 // lose to the unparameterized Seq Scan.
 void add_parameterized(PlannerInfo* root, RelOptInfo* rel, ProbeSearch* s) {
-    Path* p = prefetching(create_seqscan_path(root, rel, s->outer, 0), s, false);
+    // (a table with lateral references needs its own parameters too)
+    Relids outer = bms_union(s->outer, rel->lateral_relids);
+    Path* p = prefetching(create_seqscan_path(root, rel, outer, 0), s, false);
     p->total_cost -= cpu_operator_cost * p->rows;
     add_path(rel, p);
 }
