@@ -141,6 +141,8 @@ SELECT shared_cbf_create('a/b', 10);
 SELECT shared_cbf_create('.hidden', 10);
 SELECT shared_cbf_create('', 10);
 SELECT shared_cbf_create(repeat('a', 64), 10);
+-- a longer name is shown cut to 64 characters (it may be megabytes long)
+SELECT shared_cbf_create(repeat('b', 100000), 10);
 SELECT shared_cbf_create('with space', 10);
 SELECT shared_cbf_add('../seen', 1);
 SELECT shared_drop('..');
@@ -190,6 +192,23 @@ SELECT shared_export('copy', '/tmp/never-written');
 SELECT shared_attach('elsewhere', '/nonexistent/sketchshare/file');
 SELECT shared_attach('elsewhere', 'relative');
 SELECT shared_attach('../x', '/tmp/x');
+
+-- Names that do not exist leave nothing behind in the backend's cache of
+-- objects: 3000 lookups of distinct missing names grow it by no entry each.
+CREATE FUNCTION pg_temp.cache_bytes() RETURNS bigint LANGUAGE sql AS $$
+    SELECT coalesce(sum(total_bytes), 0) FROM pg_backend_memory_contexts WHERE name = 'sketchshare shared objects' $$;
+CREATE TEMP TABLE cache_before AS SELECT pg_temp.cache_bytes() AS bytes;
+DO $$
+BEGIN
+    FOR i IN 1..3000 LOOP
+        BEGIN
+            PERFORM shared_cbf_contains('missing_' || i, 1);
+        EXCEPTION WHEN undefined_object THEN
+            NULL;
+        END;
+    END LOOP;
+END $$;
+SELECT pg_temp.cache_bytes() > 0 AS cache_found, pg_temp.cache_bytes() - bytes < 65536 AS no_growth FROM cache_before;
 
 SELECT shared_drop(name) FROM shared_objects ORDER BY name;
 SELECT count(*) AS left_over FROM shared_objects;

@@ -293,8 +293,8 @@ void ensure_directory(const std::string& base, const std::string& rel, const cha
         if (lstat(part.c_str(), &st) != 0)
             fail(Errc::io_error, "could not stat directory \"%s\": %s", part.c_str(), errstr(errno).c_str());
         if (!S_ISDIR(st.st_mode))
-            fail(Errc::corrupted, "\"%s\" is not a directory (%s does not follow symbolic links)", part.c_str(),
-                 what);
+            fail(Errc::corrupted, "\"%s\" is not a directory (symbolic links are not followed for %s)",
+                 part.c_str(), what);
     }
 }
 

@@ -14,6 +14,7 @@ extern "C" {
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "port.h"
 #include "utils/acl.h"
@@ -424,10 +425,13 @@ void object_path(const char* name, char* out, size_t outlen) {
 void checked_name(text* name, char out[64]) {
     const char* data = VARDATA_ANY(name);
     const size_t len = VARSIZE_ANY_EXHDR(name);
-    if (!sh::valid_object_name(data, len))
+    if (!sh::valid_object_name(data, len)) {
+        // shown cut: it may be any text, megabytes of it
+        const int shown = pg_mbcliplen(data, int(len), 64);
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("invalid shared object name \"%s\"", text_to_cstring(name)),
+                        errmsg("invalid shared object name \"%.*s%s\"", shown, data, size_t(shown) < len ? "..." : ""),
                         errdetail("A name is 1 to 63 letters, digits, '_', '-' or '.', not starting with '.'.")));
+    }
     memcpy(out, data, len);
     memset(out + len, 0, 64 - len);
 }
@@ -446,8 +450,12 @@ Entry* open_object(const char* name, uint32 kind, uint8 need) {
         release(e);
         sweep_dropped();
         CatalogRow row;
-        if (!read_catalog(name, &row))
+        if (!read_catalog(name, &row)) {
+            // Not kept: a backend probing many names that do not exist would
+            // grow the cache by an entry each.
+            hash_search(cache, name, HASH_REMOVE, nullptr);
             ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("shared object \"%s\" does not exist", name)));
+        }
         load(e, row);
     }
     check_kind(e, kind);
