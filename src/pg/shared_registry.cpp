@@ -8,11 +8,11 @@ extern "C" {
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/objectaccess.h"
-#include "catalog/pg_extension.h"
-#include "commands/extension.h"
 #include "catalog/pg_authid.h"
+#include "catalog/pg_extension.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "executor/spi.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
@@ -440,21 +440,21 @@ Entry* open_object(const char* name, uint32 kind, uint8 need) {
     ensure_setup();
     ensure_kinds_registered();
     bool found = false;
-    auto* e = static_cast<Entry*>(hash_search(cache, name, HASH_ENTER, &found));
-    if (!found) {
-        e->loaded = false;
-        e->grants = nullptr;
-        e->ngrants = 0;
-    }
-    if (!usable(e)) {
-        release(e);
+    auto* e = static_cast<Entry*>(hash_search(cache, name, HASH_FIND, &found));
+    if (!found || !usable(e)) {
+        if (found) release(e);
         sweep_dropped();
         CatalogRow row;
-        if (!read_catalog(name, &row)) {
-            // Not kept: a backend probing many names that do not exist would
-            // grow the cache by an entry each.
-            hash_search(cache, name, HASH_REMOVE, nullptr);
+        // A name that names nothing gets no entry: a backend probing many
+        // such names would grow the cache by one each, and entries are never
+        // removed (call sites keep pointers to them).
+        if (!read_catalog(name, &row))
             ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("shared object \"%s\" does not exist", name)));
+        if (!found) {
+            e = static_cast<Entry*>(hash_search(cache, name, HASH_ENTER, &found));
+            e->loaded = false;
+            e->grants = nullptr;
+            e->ngrants = 0;
         }
         load(e, row);
     }
