@@ -186,6 +186,27 @@ SELECT shared_freeze('rs');
 SELECT shared_drop('rs');
 RESET ROLE;
 
-SELECT shared_drop(name) FROM shared_objects WHERE name IN ('rs', 'rs2', 'items', 'many', 'w', 'uni', 'a_cbf') ORDER BY name;
+-- Items of many types stored through their output functions (here arrays,
+-- whose output keeps a cache of its own): cycling through more types than
+-- the backend keeps output functions for (8) costs no memory per switch.
+SELECT shared_reservoir_create('types', 4);
+CREATE FUNCTION pg_temp.kept_bytes() RETURNS bigint LANGUAGE sql AS $$
+    SELECT sum(total_bytes) FROM pg_backend_memory_contexts
+    WHERE name IN ('TopMemoryContext', 'sketchshare output function') $$;
+CREATE TEMP TABLE kept_before AS SELECT pg_temp.kept_bytes() AS bytes;
+DO $$
+DECLARE
+    types text[] := ARRAY['int2[]', 'int4[]', 'int8[]', 'float4[]', 'float8[]', 'numeric[]', 'text[]', 'oid[]',
+                          'xid[]', 'cid[]'];
+BEGIN
+    FOR round IN 1..300 LOOP
+        FOR i IN 1..array_length(types, 1) LOOP
+            EXECUTE format('SELECT shared_reservoir_add(%L, %L::%s)', 'types', '{1}', types[i]);
+        END LOOP;
+    END LOOP;
+END $$;
+SELECT shared_reservoir_seen('types') AS seen, pg_temp.kept_bytes() - bytes < 65536 AS no_growth FROM kept_before;
+
+SELECT shared_drop(name) FROM shared_objects WHERE name IN ('rs', 'rs2', 'items', 'many', 'w', 'uni', 'a_cbf', 'types') ORDER BY name;
 DROP ROLE regress_sres_reader;
 DROP ROLE regress_sres_writer;

@@ -71,9 +71,12 @@ ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
 // ---- items as bytes ----
 
 // Output functions by type, cached for the backend (a handful of types).
+// Each slot's function keeps what it caches (array_out's, record_out's
+// fn_extra) in the slot's own context, emptied when the slot is reused.
 struct OutputCache {
     Oid typid;
     FmgrInfo out;
+    MemoryContext cxt;
 };
 OutputCache output_cache[8];
 int output_next = 0;
@@ -86,7 +89,11 @@ FmgrInfo* output_for(Oid typid) {
     getTypeOutputInfo(typid, &fn, &varlena);
     OutputCache& c = output_cache[output_next++ % 8];
     c.typid = InvalidOid;
-    fmgr_info_cxt(fn, &c.out, TopMemoryContext);
+    if (c.cxt == nullptr)
+        c.cxt = AllocSetContextCreate(TopMemoryContext, "sketchshare output function", ALLOCSET_SMALL_SIZES);
+    else
+        MemoryContextReset(c.cxt);
+    fmgr_info_cxt(fn, &c.out, c.cxt);
     c.typid = typid;
     return &c.out;
 }
