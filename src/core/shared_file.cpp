@@ -1,6 +1,7 @@
 #include "shared_file.hpp"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -552,6 +553,38 @@ std::vector<ObjectFile> object_files(const std::string& dir) {
         found.push_back(ObjectFile{entry->d_name, h.file_id});
     }
     return found;
+}
+
+std::vector<uint32_t> numbered_folders(const std::string& dir) {
+    std::vector<uint32_t> found;
+    const std::unique_ptr<DIR, int (*)(DIR*)> d(opendir(dir.c_str()), closedir);
+    if (!d) return found;
+    while (const struct dirent* entry = readdir(d.get())) {
+        const char* n = entry->d_name;
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long v = strtoul(n, &end, 10);
+        if (n[0] < '1' || n[0] > '9' || *end != '\0' || errno != 0 || v > UINT32_MAX) continue;
+        struct stat st;
+        if (lstat((dir + "/" + n).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) found.push_back(uint32_t(v));
+    }
+    return found;
+}
+
+void remove_folder(const std::string& dir) noexcept {
+    try {
+        std::vector<std::string> names;
+        {
+            const std::unique_ptr<DIR, int (*)(DIR*)> d(opendir(dir.c_str()), closedir);
+            if (!d) return;
+            while (const struct dirent* entry = readdir(d.get()))
+                if (valid_object_name(entry->d_name, strlen(entry->d_name))) names.emplace_back(entry->d_name);
+        }
+        for (const std::string& n : names) remove_file(dir + "/" + n, 0);
+        rmdir(dir.c_str());  // fails, harmlessly, if anything else is left
+    } catch (...) {
+        // out of memory listing the folder: it stays, to be tried again
+    }
 }
 
 }  // namespace shared

@@ -150,6 +150,13 @@ struct ObjectFile {
 };
 std::vector<ObjectFile> object_files(const std::string& dir);
 
+// The folders of dir named by a number (a database's oid).
+std::vector<uint32_t> numbered_folders(const std::string& dir);
+// Removes whatever sits at an object name in folder dir (as remove_file with
+// file_id 0), then the folder if that leaves it empty. For the folder of a
+// database that no longer exists. Never throws.
+void remove_folder(const std::string& dir) noexcept;
+
 // mkdir -p base/rel with mode 0700; every component of rel must be a real
 // directory (a symlink is refused). base itself is trusted.
 void ensure_directory(const std::string& base, const std::string& rel, const char* what);

@@ -624,10 +624,21 @@ static void insert_catalog(const char* name, sh::Kind kind, uint64 file_id, bool
         ereport(ERROR, (errcode(ERRCODE_DUPLICATE_OBJECT), errmsg("shared object \"%s\" already exists", name)));
 }
 
+// DROP DATABASE runs no hook of ours: the folder of a database dropped since
+// goes at the next create of an object in any database. (A new database
+// could reuse the oid only after the oid counter wraps around, and it has
+// no object before its CREATE DATABASE commits, which the check would see.)
+static void remove_folders_of_dropped_databases() {
+    for (const uint32_t oid : guarded([] { return sh::numbered_folders("sketchshare"); }))
+        if (oid != MyDatabaseId && !SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum(oid)))
+            sh::remove_folder("sketchshare/" + std::to_string(oid));
+}
+
 static void ensure_db_directory() {
     char dir[64];
     snprintf(dir, sizeof dir, "sketchshare/%u", MyDatabaseId);
     guarded([&] { sh::ensure_directory(".", dir, "shared objects"); });
+    remove_folders_of_dropped_databases();
 }
 
 void create_object(const char* name, sh::Kind kind, const uint8_t* geometry, uint32_t geometry_len,

@@ -470,3 +470,27 @@ TEST_F(SharedFile, ObjectFilesListsOnlyObjectFiles) {
     EXPECT_EQ(found[1].file_id, 102u);
     EXPECT_TRUE(sh::object_files(dir + "/missing").empty());
 }
+
+// The folders of dropped databases: found by their number, emptied of what
+// sits at object names, and removed once empty.
+TEST_F(SharedFile, FoldersOfDroppedDatabases) {
+    for (const char* d : {"123", "0123", "abc", "5x", "4294967296"}) ASSERT_EQ(mkdir(path(d).c_str(), 0700), 0);
+    spit(path("77"), "a file, not a folder");
+    EXPECT_EQ(sh::numbered_folders(dir), std::vector<uint32_t>{123});
+    EXPECT_TRUE(sh::numbered_folders(dir + "/missing").empty());
+
+    const std::string db = path("123");
+    sh::create_file(db + "/obj", "obj", spec(), sh::Existing::refuse);
+    sh::Mapping m = sh::attach_file(db + "/obj", "obj", 0, true);
+    spit(db + "/stray", "not an object file");
+    ASSERT_EQ(mkdir((db + "/sub").c_str(), 0700), 0);
+    sh::remove_folder(db);
+    EXPECT_TRUE(sh::load_flags(m.header()) & sh::kDropped);  // a process still mapping it lets go
+    sh::unmap(m);
+    EXPECT_NE(access((db + "/obj").c_str(), F_OK), 0);
+    EXPECT_NE(access((db + "/stray").c_str(), F_OK), 0);
+    EXPECT_EQ(access(db.c_str(), F_OK), 0);  // the folder holds a folder: it stays
+    ASSERT_EQ(rmdir((db + "/sub").c_str()), 0);
+    sh::remove_folder(db);
+    EXPECT_NE(access(db.c_str(), F_OK), 0);
+}

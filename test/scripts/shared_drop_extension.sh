@@ -6,7 +6,8 @@
 # file that is not an object file stays.
 set -euo pipefail
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
-start_test sketchshare_drop_extension "DROP ROLE IF EXISTS sketchshare_dropper"
+start_test sketchshare_drop_extension "DROP ROLE IF EXISTS sketchshare_dropper" \
+    "DROP DATABASE IF EXISTS sketchshare_dropped_db"
 
 folder="$(q "SHOW data_directory")/sketchshare/$(q "SELECT oid FROM pg_database WHERE datname = current_database()")"
 create_objects() {  # create_objects SCHEMA
@@ -48,4 +49,18 @@ echo "ok: DROP OWNED removed the files and the folder"
 q "CREATE EXTENSION sketchshare" >/dev/null
 create_objects public
 check "a new extension's objects work" "SELECT shared_cbf_count_of('c', 42) = 1 AND NOT shared_bloom_contains('b', 1)"
+
+# DROP DATABASE runs no hook: its folder stays until a database next creates
+# an object, which removes it (not the folders of databases that exist).
+psql -X -q -d postgres -c "CREATE DATABASE sketchshare_dropped_db"
+PGDATABASE=sketchshare_dropped_db q "CREATE EXTENSION sketchshare" >/dev/null
+PGDATABASE=sketchshare_dropped_db create_objects public
+dropped="$(dirname "$folder")/$(q "SELECT oid FROM pg_database WHERE datname = 'sketchshare_dropped_db'")"
+[ -e "$dropped/c" ] || fail "no object file in the other database's folder $dropped"
+psql -X -q -d postgres -c "DROP DATABASE sketchshare_dropped_db"
+[ -e "$dropped/c" ] || fail "DROP DATABASE removed the folder by itself: the test needs updating"
+q "SELECT shared_cbf_create('after', 10)" >/dev/null
+[ ! -e "$dropped" ] || fail "the dropped database's folder stayed: $(ls "$dropped")"
+[ "$(files)" = "after b c r " ] || fail "this database's objects: $(files)"
+echo "ok: a create removed the folder of the dropped database, and kept this one's"
 echo "all drop checks passed"
