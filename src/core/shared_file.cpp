@@ -538,49 +538,59 @@ bool remove_file(const std::string& path, uint64_t file_id, bool remains) noexce
     return unlink(p) == 0;
 }
 
+namespace {
+
+// Calls f(name) for each entry of folder dir but "." and ".."; a folder that
+// cannot be read has none.
+template <typename F>
+void each_entry(const std::string& dir, F&& f) {
+    const std::unique_ptr<DIR, int (*)(DIR*)> d(opendir(dir.c_str()), closedir);
+    if (!d) return;
+    while (const struct dirent* entry = readdir(d.get()))
+        if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) f(entry->d_name);
+}
+
+// The entries of dir named as an object may be named.
+std::vector<std::string> object_names(const std::string& dir) {
+    std::vector<std::string> names;
+    each_entry(dir, [&](const char* n) {
+        if (valid_object_name(n, strlen(n))) names.emplace_back(n);
+    });
+    return names;
+}
+
+}  // namespace
+
 std::vector<ObjectFile> object_files(const std::string& dir) {
     std::vector<ObjectFile> found;
-    const std::unique_ptr<DIR, int (*)(DIR*)> d(opendir(dir.c_str()), closedir);
-    if (!d) return found;  // no object was ever created here
-    while (const struct dirent* entry = readdir(d.get())) {
-        if (!valid_object_name(entry->d_name, strlen(entry->d_name))) continue;
+    for (const std::string& name : object_names(dir)) {
         // O_NONBLOCK: a FIFO placed here must not hang the listing.
-        Fd fd(open((dir + "/" + entry->d_name).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+        Fd fd(open((dir + "/" + name).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
         struct stat st;
         FileHeader h;
         if (fd.fd < 0 || fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode)) continue;
         if (pread(fd.fd, &h, sizeof h, 0) != ssize_t(sizeof h) || h.magic != kMagic) continue;
-        found.push_back(ObjectFile{entry->d_name, h.file_id});
+        found.push_back(ObjectFile{name, h.file_id});
     }
     return found;
 }
 
 std::vector<uint32_t> numbered_folders(const std::string& dir) {
     std::vector<uint32_t> found;
-    const std::unique_ptr<DIR, int (*)(DIR*)> d(opendir(dir.c_str()), closedir);
-    if (!d) return found;
-    while (const struct dirent* entry = readdir(d.get())) {
-        const char* n = entry->d_name;
+    each_entry(dir, [&](const char* n) {
         char* end = nullptr;
         errno = 0;
         const unsigned long v = strtoul(n, &end, 10);
-        if (n[0] < '1' || n[0] > '9' || *end != '\0' || errno != 0 || v > UINT32_MAX) continue;
+        if (n[0] < '1' || n[0] > '9' || *end != '\0' || errno != 0 || v > UINT32_MAX) return;
         struct stat st;
         if (lstat((dir + "/" + n).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) found.push_back(uint32_t(v));
-    }
+    });
     return found;
 }
 
 void remove_folder(const std::string& dir) noexcept {
     try {
-        std::vector<std::string> names;
-        {
-            const std::unique_ptr<DIR, int (*)(DIR*)> d(opendir(dir.c_str()), closedir);
-            if (!d) return;
-            while (const struct dirent* entry = readdir(d.get()))
-                if (valid_object_name(entry->d_name, strlen(entry->d_name))) names.emplace_back(entry->d_name);
-        }
-        for (const std::string& n : names) remove_file(dir + "/" + n, 0);
+        for (const std::string& n : object_names(dir)) remove_file(dir + "/" + n, 0);
         rmdir(dir.c_str());  // fails, harmlessly, if anything else is left
     } catch (...) {
         // out of memory listing the folder: it stays, to be tried again

@@ -289,7 +289,7 @@ void on_rel_pathlist(PlannerInfo* root, RelOptInfo* rel, Index rti, RangeTblEntr
     query_tree_walker(root->parse, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(find_calls)), &found,
                       QTW_IGNORE_RANGE_TABLE);
     if (found.outer != nullptr) add_parameterized(root, rel, &found);
-    ProbeSearch s = found.outer != nullptr ? readable_only(found) : found;
+    ProbeSearch s = readable_only(found);
     if (s.filters == NIL) return;
     // (a parameter set per outer row is not available in a worker)
     const bool filters_parallel_safe = is_parallel_safe(root, reinterpret_cast<Node*>(s.filters));

@@ -52,6 +52,11 @@ int kind_slot(uint32 kind) {
 
 void sweep_dropped();
 
+// The folder of every database's objects, relative to the data directory,
+// and in it one folder per database, named by its oid.
+constexpr const char* kObjectsFolder = "sketchshare";
+std::string db_folder(Oid db) { return std::string(kObjectsFolder) + "/" + std::to_string(db); }
+
 // ---- pending file actions, resolved at (sub)transaction end ----
 
 enum class Pending : uint8 { created, dropped, acl_changed, folder_emptied };
@@ -193,9 +198,7 @@ void ensure_setup() {
 void drop_all_at_commit() {
     ensure_setup();
     push_pending(Pending::folder_emptied, "", 0);
-    char dir[64];
-    snprintf(dir, sizeof dir, "sketchshare/%u", MyDatabaseId);
-    for (const sh::ObjectFile& f : guarded([&] { return sh::object_files(dir); }))
+    for (const sh::ObjectFile& f : guarded([] { return sh::object_files(db_folder(MyDatabaseId)); }))
         push_pending(Pending::dropped, f.name.c_str(), f.file_id);
     local_epoch++;
 }
@@ -419,7 +422,7 @@ Describer describer_for(uint32 kind) {
 }
 
 void object_path(const char* name, char* out, size_t outlen) {
-    snprintf(out, outlen, "sketchshare/%u/%s", MyDatabaseId, name);
+    snprintf(out, outlen, "%s/%s", db_folder(MyDatabaseId).c_str(), name);
 }
 
 void checked_name(text* name, char out[64]) {
@@ -629,15 +632,13 @@ static void insert_catalog(const char* name, sh::Kind kind, uint64 file_id, bool
 // could reuse the oid only after the oid counter wraps around, and it has
 // no object before its CREATE DATABASE commits, which the check would see.)
 static void remove_folders_of_dropped_databases() {
-    for (const uint32_t oid : guarded([] { return sh::numbered_folders("sketchshare"); }))
+    for (const uint32_t oid : guarded([] { return sh::numbered_folders(kObjectsFolder); }))
         if (oid != MyDatabaseId && !SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum(oid)))
-            sh::remove_folder("sketchshare/" + std::to_string(oid));
+            sh::remove_folder(db_folder(oid));
 }
 
 static void ensure_db_directory() {
-    char dir[64];
-    snprintf(dir, sizeof dir, "sketchshare/%u", MyDatabaseId);
-    guarded([&] { sh::ensure_directory(".", dir, "shared objects"); });
+    guarded([] { sh::ensure_directory(".", db_folder(MyDatabaseId), "shared objects"); });
     remove_folders_of_dropped_databases();
 }
 
