@@ -193,6 +193,14 @@ SELECT shared_attach('elsewhere', '/nonexistent/sketchshare/file');
 SELECT shared_attach('elsewhere', 'relative');
 SELECT shared_attach('../x', '/tmp/x');
 
+-- The event trigger's function runs only as an event trigger (errors), and
+-- both carry a comment
+SELECT sketchshare_shared.load_library();
+SELECT evtevent, evttags, evtenabled FROM pg_event_trigger WHERE evtname = 'sketchshare_load_before_drop';
+SELECT obj_description('sketchshare_shared.load_library()'::regprocedure, 'pg_proc') IS NOT NULL AS function_comment,
+       obj_description(oid, 'pg_event_trigger') IS NOT NULL AS trigger_comment
+FROM pg_event_trigger WHERE evtname = 'sketchshare_load_before_drop';
+
 -- Names that do not exist leave nothing behind in the backend's cache of
 -- objects: 3000 lookups of distinct missing names grow it by no entry each.
 CREATE FUNCTION pg_temp.cache_bytes() RETURNS bigint LANGUAGE sql AS $$

@@ -48,6 +48,8 @@ COMMENT ON FUNCTION sketchshare_shared.load_library() IS
 CREATE EVENT TRIGGER sketchshare_load_before_drop ON ddl_command_start
     WHEN TAG IN ('DROP EXTENSION', 'DROP SCHEMA', 'DROP OWNED')
     EXECUTE FUNCTION sketchshare_shared.load_library();
+COMMENT ON EVENT TRIGGER sketchshare_load_before_drop IS
+'sketchshare: loads the library before DROP EXTENSION, DROP SCHEMA and DROP OWNED, so that a drop of the extension removes the shared object files';
 
 CREATE FUNCTION sketchshare_shared.file_info(name text,
     OUT bytes bigint, OUT frozen boolean, OUT ops bigint, OUT capacity bigint, OUT fpr float8,
