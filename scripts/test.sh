@@ -31,6 +31,20 @@ run_unit_tests() {
     tally "$ok" "$bad"
 }
 
+# The core benchmarks are not run here (bench/run.sh times them), but they
+# must keep compiling against the core they measure.
+build_core_benchmarks() {
+    echo "== core benchmarks build"
+    local b
+    b=$(cd "$SKETCH_ROOT" && ls bench/core/*_bench.cpp | sed 's/\.cpp$//')
+    # shellcheck disable=SC2086
+    if make -C "$SKETCH_ROOT" -s PG_CONFIG="$PG_CONFIG" $b >"$OUT/bench-build.log" 2>&1; then
+        echo "ok"; tally 1 0
+    else
+        grep -m 20 -E 'error' "$OUT/bench-build.log"; echo "FAILED"; tally 0 1
+    fi
+}
+
 # run_regress NAME [PGOPTIONS]: one pg_regress pass over sql/*.sql.
 run_regress() {
     local name=$1 options=${2:-}
@@ -68,6 +82,7 @@ run_script_tests() {
 install_dependencies
 build_and_install
 run_unit_tests
+build_core_benchmarks
 cluster_start own
 run_regress serial
 PARALLEL="-c $(force_parallel_guc)=regress -c parallel_setup_cost=0 -c parallel_tuple_cost=0"

@@ -121,7 +121,8 @@ void run(benchmark::State& state, std::string spec, size_t n, double c, bool str
 }
 
 // Dispatched (ops_for once per call, function pointer per item) against the
-// compile-time kernel inlined into the loop, on prehashed keys.
+// compile-time kernel inlined into the loop, on prehashed keys. Both layouts
+// below have one subarray per item (the kOne kernels).
 template <typename Fixed>
 void fixed_vs_dispatch(benchmark::State& state, std::string spec, size_t n, bool fixed, bool lookup, Path path) {
     const Keys& k = keys(n);
@@ -134,8 +135,8 @@ void fixed_vs_dispatch(benchmark::State& state, std::string spec, size_t n, bool
     size_t found = 0;
     for (auto _ : state) {
         if (fixed) {
-            if (lookup) for (auto& h : hs) found += Fixed::contains1(s, h.lo);
-            else for (auto& h : hs) Fixed::insert1(s, h.lo);
+            if (lookup) for (auto& h : hs) found += Fixed::template contains1<true>(s, h.lo);
+            else for (auto& h : hs) Fixed::template insert1<true>(s, h.lo);
         } else {
             const Ops& ops = ops_for(g.layout, path);
             if (lookup) for (auto& h : hs) found += ops.contains_one(s, h);
