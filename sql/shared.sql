@@ -172,6 +172,28 @@ SELECT pg_temp.sqlstate_of($$SELECT shared_cbf_create('a/b', 10)$$) AS bad_name,
        pg_temp.sqlstate_of($$SELECT shared_cbf_add('nope', 1)$$) AS missing,
        pg_temp.sqlstate_of($$SELECT shared_cbf_merge('copy', cbf_empty(10))$$) AS mismatch;
 
+-- a read-only transaction (every one on a hot standby) changes nothing, as for nextval (25006):
+-- reads work, and the object is untouched
+SELECT shared_cbf_stats('seen')->'ops' AS ops_before, shared_cbf_count_of('seen', 'abc') AS abc_before;
+BEGIN READ ONLY;
+SELECT shared_cbf_contains('seen', 'abc') AS reads_work, shared_cbf_count('seen') > 0 AS counted,
+       shared_cbf_snapshot('seen') IS NOT NULL AS snapshot;
+SELECT shared_cbf_add('seen', 'abc');
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT pg_temp.sqlstate_of($$SELECT shared_cbf_add('seen', 'abc')$$) AS add,
+       pg_temp.sqlstate_of($$SELECT shared_cbf_add_many('seen', ARRAY['abc'])$$) AS add_many,
+       pg_temp.sqlstate_of($$SELECT shared_cbf_remove('seen', 'abc')$$) AS remove,
+       pg_temp.sqlstate_of($$SELECT shared_cbf_clear('seen')$$) AS clear,
+       pg_temp.sqlstate_of($$SELECT shared_cbf_merge('seen', shared_cbf_snapshot('seen'))$$) AS merge,
+       pg_temp.sqlstate_of($$SELECT shared_freeze('seen')$$) AS freeze,
+       pg_temp.sqlstate_of($$SELECT shared_cbf_create('ro', 10)$$) AS create_,
+       pg_temp.sqlstate_of($$SELECT shared_drop('seen')$$) AS drop_;
+ROLLBACK;
+SELECT shared_cbf_stats('seen')->'ops' AS ops_after, shared_cbf_count_of('seen', 'abc') AS abc_after,
+       (SELECT frozen FROM shared_objects WHERE name = 'seen') AS frozen,
+       (SELECT count(*) FROM shared_objects WHERE name = 'ro') AS ro_rows;
+
 -- freeze: every mutator refused, reads need no lock
 SELECT shared_freeze('seen');
 SELECT shared_freeze('seen');

@@ -56,6 +56,22 @@ BEGIN;
 SELECT shared_bloom_create('tx', 10, 0.01);
 ROLLBACK;
 SELECT shared_bloom_contains('tx', 1);
+-- a read-only transaction changes nothing (25006); lookups work
+BEGIN READ ONLY;
+SELECT shared_bloom_add('bf', 'read-only');
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT shared_bloom_add_many('bf', ARRAY['read-only']);
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT shared_bloom_clear('bf');
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT shared_bloom_merge('bf', bloom_add(shared_bloom_snapshot('bf'), 'read-only'));
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT shared_bloom_contains('bf', 'read-only') AS not_added, shared_bloom_contains('bf', 42) AS still_has_42;
+ROLLBACK;
 -- frozen: mutators refused, lookups lock-free
 SELECT shared_freeze('bf');
 SELECT shared_bloom_add('bf', 5);

@@ -153,6 +153,17 @@ SELECT shared_drop('rs2');
 ROLLBACK;
 SELECT shared_reservoir_seen('rs2') AS seen_kept_drop_undone;
 
+-- a read-only transaction changes nothing (25006), as for nextval; reads work
+BEGIN READ ONLY;
+SELECT pg_temp.sqlstate_of($$SELECT shared_reservoir_add('rs2', 1)$$) AS add,
+       pg_temp.sqlstate_of($$SELECT shared_reservoir_add_many('rs2', ARRAY[1])$$) AS add_many,
+       pg_temp.sqlstate_of($$SELECT shared_reservoir_clear('rs2')$$) AS clear,
+       pg_temp.sqlstate_of($$SELECT shared_reservoir_seed('rs2', 1)$$) AS seed,
+       pg_temp.sqlstate_of($$SELECT shared_freeze('rs2')$$) AS freeze,
+       shared_reservoir_seen('rs2') AS seen;
+ROLLBACK;
+SELECT shared_reservoir_seen('rs2') AS seen_unchanged, shared_reservoir_stats('rs2')->'frozen' AS frozen;
+
 -- freeze: every change refused, reads take no lock
 SELECT shared_freeze('rs2');
 SELECT shared_reservoir_add('rs2', 1);

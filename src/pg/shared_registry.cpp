@@ -567,7 +567,10 @@ sketch::Hash128* hash_array_arg(FunctionCallInfo fcinfo, int argno, uint64_t see
     return hashes;
 }
 
-void raise_if_frozen(Entry* e) {
+void refuse_change(Entry* e) {
+    if (XactReadOnly)
+        ereport(ERROR, (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+                        errmsg("cannot change shared object \"%s\" in a read-only transaction", e->name)));
     if (e->readonly || is_frozen(e))
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("shared object \"%s\" is frozen", e->name),

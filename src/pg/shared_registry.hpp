@@ -18,6 +18,7 @@
 #include "pg.hpp"
 
 extern "C" {
+#include "access/xact.h"
 #include "miscadmin.h"
 #include "utils/array.h"
 }
@@ -89,11 +90,14 @@ inline sketch::Hash128 hash_arg(FunctionCallInfo fcinfo, int argno, uint64_t see
 inline bool is_frozen(const Entry* e) {
     return (sketch::shared::load_flags(e->map.header()) & sketch::shared::kFrozen) != 0;
 }
-// Raises 55000 if the object is frozen or read-only (the cold half of check_mutable).
-void raise_if_frozen(Entry* e);
-// Mutators: raise 55000 when the object is frozen (call before locking).
+// Raises 25006 in a read-only transaction, 55000 if the object is frozen or
+// read-only (the cold half of check_mutable).
+void refuse_change(Entry* e);
+// Mutators: raise when the object may not change now (call before locking).
+// A read-only transaction (every one on a hot standby) changes nothing, as
+// for nextval: a standby's copy of a file would drift from the primary's.
 inline void check_mutable(Entry* e) {
-    if (unlikely(e->readonly || is_frozen(e))) raise_if_frozen(e);
+    if (unlikely(e->readonly || is_frozen(e) || XactReadOnly)) refuse_change(e);
 }
 
 // The lock, waiting in slices with CHECK_FOR_INTERRUPTS between them, so a

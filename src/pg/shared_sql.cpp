@@ -60,6 +60,7 @@ SKETCH_FUNCTION(shared_freeze) {
     char name[64];
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);
     ss::Entry* e = ss::open_object(name, 0, ss::kOwn);
+    if (XactReadOnly) ss::refuse_change(e);
     if (e->readonly || ss::is_frozen(e))
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("shared object \"%s\" is already frozen", name)));
