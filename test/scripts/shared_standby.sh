@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# A hot standby made by pg_basebackup: it has the catalog rows (WAL) and the
+# object files as the base backup copied them, never updated after (the data
+# is not WAL-logged). Reads work there with that data; every change is refused
+# (25006: a standby's transactions are read-only), so its copy never drifts.
+set -euo pipefail
+: "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
+source "$SKETCH_ROOT/test/scripts/lib/common.sh"
+start_test sketchshare_standby
+data=$(q "SHOW data_directory")
+owner=$(stat -c %U "$data")
+as_owner() { if [ "$(id -u)" -eq 0 ]; then runuser -u "$owner" -- "$@"; else "$@"; fi; }
+# the primary's own binaries (they load the library installed beside them)
+bin=$(dirname "$(as_owner readlink -f "/proc/$(as_owner head -1 "$data/postmaster.pid")/exe")")
+
+q "SELECT shared_cbf_create('seen', 100000), shared_bloom_create('urls', 100000, 0.001)" >/dev/null
+q "SELECT shared_cbf_add_many('seen', array_agg(g)), shared_bloom_add_many('urls', array_agg(g))
+   FROM generate_series(1, 1000) g" >/dev/null
+
+standby=$WORK/standby
+mkdir -p "$standby" && chmod 777 "$standby"
+as_owner "$bin/pg_basebackup" -D "$standby/data" -R -X stream -c fast
+echo "ok: base backup taken"
+stop_standby() { as_owner "$bin/pg_ctl" -D "$standby/data" -m immediate -w stop >/dev/null 2>&1 || true; end_test; }
+trap stop_standby EXIT
+# Added on the primary after the backup: never on the standby.
+q "SELECT shared_cbf_add_many('seen', array_agg(g)), shared_bloom_add_many('urls', array_agg(g))
+   FROM generate_series(1001, 2000) g" >/dev/null
+
+port=$((PGPORT + 11))
+as_owner "$bin/pg_ctl" -D "$standby/data" -l "$standby/log" -w \
+    -o "-p $port -k $standby -c listen_addresses='' -c shared_buffers=16MB" start >/dev/null ||
+    { cat "$standby/log"; fail "the standby did not start"; }
+export PGHOST=$standby PGPORT=$port
+for _ in $(seq 1 100); do
+    [ "$(q "SELECT pg_is_in_recovery()" 2>/dev/null)" = t ] && break
+    sleep 0.2
+done
+check "the standby is in recovery" "SELECT pg_is_in_recovery()"
+
+check "the catalog rows came by WAL, the files by the backup" \
+    "SELECT array_agg(name || ':' || status ORDER BY name) = '{seen:ok,urls:ok}' FROM shared_objects"
+check "the items added before the backup are there" \
+    "SELECT bool_and(shared_cbf_contains('seen', g) AND shared_bloom_contains('urls', g)) FROM generate_series(1, 1000) g"
+# at 1000 of 100000 items the cbf's fpr is about 1e-14 (k = 7), the bloom's below 1e-6
+check "the items added after it are not" \
+    "SELECT count(*) FILTER (WHERE shared_cbf_contains('seen', g) OR shared_bloom_contains('urls', g)) = 0
+     FROM generate_series(1001, 2000) g"
+check "snapshots and stats read the copy" \
+    "SELECT cbf_count(shared_cbf_snapshot('seen')) BETWEEN 950 AND 1050 AND shared_bloom_stats('urls')->>'frozen' = 'false'"
+for call in "shared_cbf_add('seen', 5000)" "shared_cbf_add_many('seen', ARRAY[5000])" "shared_cbf_remove('seen', 1)" \
+            "shared_cbf_clear('seen')" "shared_bloom_add('urls', 5000)" "shared_bloom_merge('urls', bloom_empty(10, 0.1))" \
+            "shared_freeze('seen')"; do
+    out=$(psql -X -At -v ON_ERROR_STOP=1 -c "\\set VERBOSITY verbose" -c "SELECT $call" 2>&1) &&
+        fail "$call changed the standby's copy ($out)"
+    echo "$out" | grep -q "25006" || fail "$call: expected 25006, got: $out"
+    echo "ok: $call refused: $(echo "$out" | head -1)"
+done
+check "the refused changes left the copy as it was" \
+    "SELECT shared_cbf_contains('seen', 1) AND NOT shared_cbf_contains('seen', 5000) AND NOT shared_bloom_contains('urls', 5000)"
