@@ -223,8 +223,40 @@ SELECT obj_description('sketchshare_shared.load_library()'::regprocedure, 'pg_pr
        obj_description(oid, 'pg_event_trigger') IS NOT NULL AS trigger_comment
 FROM pg_event_trigger WHERE evtname = 'sketchshare_load_before_drop';
 
+-- Lookups are parallel safe: each worker of a parallel scan opens the object
+-- itself, and the answers are those of a serial scan (adds are not: they
+-- run in the leader, where a read-only transaction is seen)
+CREATE TABLE par_items AS SELECT g AS x FROM generate_series(1, 20000) g;
+ANALYZE par_items;
+SELECT shared_cbf_create('par', 20000), shared_bloom_create('par_b', 20000, 0.01);
+SELECT shared_cbf_add_many('par', array_agg(x)), shared_bloom_add_many('par_b', array_agg(x)) FROM par_items WHERE x % 2 = 0;
+SET max_parallel_workers_per_gather = 0;
+SELECT count(*) FILTER (WHERE shared_cbf_contains('par', x)) AS cbf_in, sum(shared_cbf_count_of('par', x)) AS counts,
+       count(*) FILTER (WHERE shared_bloom_contains('par_b', x)) AS bloom_in FROM par_items \gset serial_
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FILTER (WHERE shared_cbf_contains('par', x)) AS cbf_in, sum(shared_cbf_count_of('par', x)) AS counts,
+       count(*) FILTER (WHERE shared_bloom_contains('par_b', x)) AS bloom_in FROM par_items;
+SELECT count(*) FILTER (WHERE shared_cbf_contains('par', x)) = :serial_cbf_in AS cbf_same,
+       sum(shared_cbf_count_of('par', x)) = :serial_counts AS counts_same,
+       count(*) FILTER (WHERE shared_bloom_contains('par_b', x)) = :serial_bloom_in AS bloom_same,
+       count(*) FILTER (WHERE x % 2 = 0 AND shared_cbf_contains('par', x) AND shared_bloom_contains('par_b', x)) AS members_found
+FROM par_items;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM par_items WHERE shared_cbf_add('par', x);
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+SELECT shared_drop('par'), shared_drop('par_b');
+DROP TABLE par_items;
+
 -- Names that do not exist leave nothing behind in the backend's cache of
 -- objects: 3000 lookups of distinct missing names grow it by no entry each.
+-- (In this backend: no parallel worker runs the lookups.)
+SET max_parallel_workers_per_gather = 0;
 CREATE FUNCTION pg_temp.cache_bytes() RETURNS bigint LANGUAGE sql AS $$
     SELECT coalesce(sum(total_bytes), 0) FROM pg_backend_memory_contexts WHERE name = 'sketchshare shared objects' $$;
 CREATE TEMP TABLE cache_before AS SELECT pg_temp.cache_bytes() AS bytes;
@@ -239,6 +271,7 @@ BEGIN
     END LOOP;
 END $$;
 SELECT pg_temp.cache_bytes() > 0 AS cache_found, pg_temp.cache_bytes() - bytes < 65536 AS no_growth FROM cache_before;
+RESET max_parallel_workers_per_gather;
 
 SELECT shared_drop(name) FROM shared_objects ORDER BY name;
 SELECT count(*) AS left_over FROM shared_objects;

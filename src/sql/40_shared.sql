@@ -132,12 +132,12 @@ COMMENT ON FUNCTION shared_cbf_add_many(text, anyarray) IS
 'Adds every non-null element of an array under one lock acquisition; returns how many were probably new';
 
 CREATE FUNCTION shared_cbf_contains(name text, item anycompatible) RETURNS boolean
-AS 'MODULE_PATHNAME', 'shared_cbf_contains' LANGUAGE C VOLATILE STRICT SUPPORT sketchshare_support;
+AS 'MODULE_PATHNAME', 'shared_cbf_contains' LANGUAGE C VOLATILE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
 COMMENT ON FUNCTION shared_cbf_contains(text, anycompatible) IS
 'True if the item is probably in the shared counting Bloom filter, false if it is definitely not';
 
 CREATE FUNCTION shared_cbf_count_of(name text, item anycompatible) RETURNS int
-AS 'MODULE_PATHNAME', 'shared_cbf_count_of' LANGUAGE C VOLATILE STRICT SUPPORT sketchshare_support;
+AS 'MODULE_PATHNAME', 'shared_cbf_count_of' LANGUAGE C VOLATILE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
 COMMENT ON FUNCTION shared_cbf_count_of(text, anycompatible) IS
 'Estimated times the item is stored (0..15, an upper estimate; 15 means 15 or more)';
 
@@ -147,7 +147,7 @@ COMMENT ON FUNCTION shared_cbf_remove(text, anycompatible) IS
 'Removes one occurrence of an item if it is present (immediately, not rolled back); true if it was present';
 
 CREATE FUNCTION shared_cbf_count(name text) RETURNS bigint
-AS 'MODULE_PATHNAME', 'shared_cbf_count' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_cbf_count' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION shared_cbf_count(text) IS
 'Estimated number of distinct items in a shared counting Bloom filter';
 
@@ -162,12 +162,12 @@ COMMENT ON FUNCTION shared_cbf_merge(text, cbf) IS
 'Adds a cbf value''s counters into a shared counting Bloom filter of the same geometry (saturating at 15)';
 
 CREATE FUNCTION shared_cbf_snapshot(name text) RETURNS cbf
-AS 'MODULE_PATHNAME', 'shared_cbf_snapshot' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_cbf_snapshot' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION shared_cbf_snapshot(text) IS
 'A point-in-time copy of a shared counting Bloom filter as a cbf value';
 
 CREATE FUNCTION shared_cbf_stats(name text) RETURNS jsonb
-AS 'MODULE_PATHNAME', 'shared_cbf_stats' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_cbf_stats' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION shared_cbf_stats(text) IS
 'capacity, fp_rate, counters, hashes, counters_set, count, fill_ratio, saturated, ops, bytes, mmap_size, frozen, readonly';
 
@@ -194,7 +194,7 @@ COMMENT ON FUNCTION shared_bloom_add_many(text, anyarray) IS
 'Adds every non-null element of an array to a shared Bloom filter under one lock acquisition; returns how many were probably new';
 
 CREATE FUNCTION shared_bloom_contains(name text, item anycompatible) RETURNS boolean
-AS 'MODULE_PATHNAME', 'shared_bloom_contains' LANGUAGE C VOLATILE STRICT SUPPORT sketchshare_support;
+AS 'MODULE_PATHNAME', 'shared_bloom_contains' LANGUAGE C VOLATILE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
 COMMENT ON FUNCTION shared_bloom_contains(text, anycompatible) IS
 'True if the item is probably in the shared Bloom filter, false if it is definitely not';
 
@@ -209,11 +209,11 @@ COMMENT ON FUNCTION shared_bloom_merge(text, bloom) IS
 'ORs a bloom value (same layout, size and seed) into a shared Bloom filter';
 
 CREATE FUNCTION shared_bloom_snapshot(name text) RETURNS bloom
-AS 'MODULE_PATHNAME', 'shared_bloom_snapshot' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_bloom_snapshot' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION shared_bloom_snapshot(text) IS
 'A point-in-time copy of a shared Bloom filter as a bloom value';
 
 CREATE FUNCTION shared_bloom_stats(name text) RETURNS jsonb
-AS 'MODULE_PATHNAME', 'shared_bloom_stats' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_bloom_stats' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION shared_bloom_stats(text) IS
 'layout, k, kp, capacity, fp_rate, capacity_bits, bits_set, fill_ratio, count, estimated_fpr, seed, ops, bytes, mmap_size, frozen, readonly, lock_recoveries';

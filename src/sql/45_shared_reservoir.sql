@@ -26,22 +26,22 @@ COMMENT ON FUNCTION shared_reservoir_add_many(text, anyarray, float8[]) IS
 'Offers every non-null element with its weight (one per element) to a weighted shared reservoir under one lock; returns how many were stored';
 
 CREATE FUNCTION shared_reservoir_sample(name text) RETURNS SETOF text
-AS 'MODULE_PATHNAME', 'shared_reservoir_sample' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_reservoir_sample' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION shared_reservoir_sample(text) IS
 'The items of a shared reservoir, as text (bytea items in their text form); order is not meaningful';
 
 CREATE FUNCTION shared_reservoir_sample_bytea(name text) RETURNS SETOF bytea
-AS 'MODULE_PATHNAME', 'shared_reservoir_sample_bytea' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_reservoir_sample_bytea' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION shared_reservoir_sample_bytea(text) IS
 'The items of a shared reservoir as their stored bytes';
 
 CREATE FUNCTION shared_reservoir_seen(name text) RETURNS bigint
-AS 'MODULE_PATHNAME', 'shared_reservoir_seen' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_reservoir_seen' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION shared_reservoir_seen(text) IS
 'How many items were offered to a shared reservoir (since its creation or last clear)';
 
 CREATE FUNCTION shared_reservoir_count(name text) RETURNS bigint
-AS 'MODULE_PATHNAME', 'shared_reservoir_count' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_reservoir_count' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION shared_reservoir_count(text) IS
 'How many items a shared reservoir holds: min(seen, k)';
 
@@ -56,6 +56,6 @@ COMMENT ON FUNCTION shared_reservoir_clear(text) IS
 'Empties a shared reservoir and resets seen to 0 (immediately, not rolled back); the RNG goes on';
 
 CREATE FUNCTION shared_reservoir_stats(name text) RETURNS jsonb
-AS 'MODULE_PATHNAME', 'shared_reservoir_stats' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_reservoir_stats' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION shared_reservoir_stats(text) IS
 'k, item_size, weighted, count, seen, stored, ops, bytes, mmap_size, frozen, readonly, lock_recoveries, journal_replays';
