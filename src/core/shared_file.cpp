@@ -87,7 +87,7 @@ constexpr uint64_t kFolioBytes = uint64_t(2) << 20;  // the PMD size on x86-64 a
 template <typename Abandon>
 void write_aligned(int fd, const uint8_t* head, const uint8_t* payload, uint64_t payload_bytes, bool (*stop)(),
                    Abandon abandon) {
-    const uint64_t total = kHeaderBytes + payload_bytes;
+    const uint64_t total = file_bytes(payload_bytes);
     std::vector<uint8_t> buf(size_t(std::min<uint64_t>(total, kFolioBytes)), 0);
     for (uint64_t off = kFolioBytes; off < total; off += kFolioBytes) {
         if (stop != nullptr && stop()) abandon("finish (interrupted) the creation of", EINTR);
@@ -307,7 +307,7 @@ void create_file(const std::string& path, const char* label, const CreateSpec& s
         fail(Errc::program_limit, "shared object \"%s\" would need %llu bytes; the limit is %llu", label,
              (unsigned long long)spec.payload_bytes, (unsigned long long)kMaxPayloadBytes);
     validators[ki](label, spec.geometry, spec.geometry_len, spec.payload_bytes);
-    const uint64_t total = kHeaderBytes + spec.payload_bytes;
+    const uint64_t total = file_bytes(spec.payload_bytes);
     const char* p = path.c_str();
 
     int fd = -1;

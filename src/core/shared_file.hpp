@@ -30,6 +30,9 @@ constexpr uint32_t kStripesOffset = 8192;
 constexpr uint32_t kGeometryBytes = 192;
 constexpr uint64_t kMaxPayloadBytes = uint64_t(1) << 36;  // 64 GiB
 
+// The size of the file of an object with payload_bytes of payload.
+constexpr uint64_t file_bytes(uint64_t payload_bytes) { return kHeaderBytes + payload_bytes; }
+
 enum class Kind : uint32_t { bloom = 1, cbf = 2, reservoir = 3, test = 99 };
 const char* kind_name(uint32_t kind);  // "bloom", "cbf", "reservoir", "test" or nullptr
 

@@ -2,6 +2,8 @@
 // settings (GUCs) defined when the library is loaded.
 #include "module.hpp"
 
+#include <climits>
+
 #include "pg.hpp"
 #include "shared_registry.hpp"
 
@@ -14,6 +16,7 @@ void _PG_init(void);
 
 namespace sketch_pg {
 char* seed_setting = nullptr;
+int max_shared_object_size = -1;
 }
 
 void _PG_init(void) {
@@ -27,6 +30,12 @@ void _PG_init(void) {
                              "shared object becomes a SketchPrefetch scan, which starts loading the filter lines of "
                              "the next rows early. Results are the same either way.",
                              &sketch_pg::prefetch_enabled, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable("sketchshare.max_shared_object_size",
+                            "Largest file a new shared object may have.",
+                            "-1 (the default): no limit. Creating, seeding or attaching a shared object whose file "
+                            "would be larger fails before the file is made. 0 refuses every new object.",
+                            &sketch_pg::max_shared_object_size, -1, -1, INT_MAX, PGC_SUSET, GUC_UNIT_KB, nullptr,
+                            nullptr, nullptr);
     MarkGUCPrefixReserved("sketchshare");
     sketch_pg::prefetch_scan_init();
     sketch_pg::shared::watch_extension_drop();

@@ -7,6 +7,12 @@ namespace sketch_pg {
 // random source; any other string makes it reproducible (README).
 extern char* seed_setting;
 
+// sketchshare.max_shared_object_size: the largest file (header included), in
+// kB, that a new shared object may have; -1 (the default) means no limit.
+// Superusers only (PGC_SUSET). Checked in shared_registry.cpp, where every
+// create and attach begins.
+extern int max_shared_object_size;
+
 // sketchshare.prefetch: whether the planner puts the prefetching scan
 // (prefetch_scan.cpp) in place of a Seq Scan that feeds filter lookups.
 extern bool prefetch_enabled;

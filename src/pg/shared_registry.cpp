@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "guard.hpp"
+#include "module.hpp"
 
 extern "C" {
 #include "access/xact.h"
@@ -19,6 +20,7 @@ extern "C" {
 #include "port.h"
 #include "utils/acl.h"
 #include "utils/array.h"
+#include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
@@ -645,17 +647,41 @@ static void ensure_db_directory() {
     remove_folders_of_dropped_databases();
 }
 
-void create_object(const char* name, sh::Kind kind, const uint8_t* geometry, uint32_t geometry_len,
-                   uint64_t payload_bytes, const uint8_t* initial_payload) {
+// sketchshare.max_shared_object_size (module.cpp): a file of file_bytes for
+// object `name` must fit it. Raises 54000 otherwise.
+static void check_size_limit(const char* name, uint64 file_bytes) {
+    if (max_shared_object_size < 0 || file_bytes <= uint64(max_shared_object_size) * 1024) return;
+    ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                    errmsg("shared object \"%s\" would need a file of %llu bytes, over the limit of %s", name,
+                           (unsigned long long)file_bytes,
+                           GetConfigOptionByName("sketchshare.max_shared_object_size", nullptr, false)),
+                    errhint("The limit is sketchshare.max_shared_object_size (-1: no limit); only superusers and "
+                            "roles granted SET on it can change it.")));
+}
+
+// Every new object file starts here (a create of any kind, a create from a
+// value, an attach), before anything is touched: the size limit, then the
+// catalog row, the pending action that removes the file if the transaction
+// rolls back (pushed before the file exists) and the database's folder.
+// Returns the new file's id; `path` receives its path.
+static uint64 begin_new_object(const char* name, sh::Kind kind, uint64 file_bytes, bool readonly, char* path,
+                               size_t pathlen) {
     ensure_setup();
     ensure_kinds_registered();
+    check_size_limit(name, file_bytes);
     const uint64 file_id = new_file_id();
-    insert_catalog(name, kind, file_id, false);
-    push_pending(Pending::created, name, file_id);  // before the file exists: a rollback removes it
+    insert_catalog(name, kind, file_id, readonly);
+    push_pending(Pending::created, name, file_id);
     local_epoch++;
     ensure_db_directory();
+    object_path(name, path, pathlen);
+    return file_id;
+}
+
+void create_object(const char* name, sh::Kind kind, const uint8_t* geometry, uint32_t geometry_len,
+                   uint64_t payload_bytes, const uint8_t* initial_payload) {
     char path[MAXPGPATH];
-    object_path(name, path, sizeof path);
+    const uint64 file_id = begin_new_object(name, kind, sh::file_bytes(payload_bytes), false, path, sizeof path);
     sh::CreateSpec spec{};
     spec.kind = kind;
     spec.geometry = geometry;
@@ -767,13 +793,8 @@ void attach_object(const char* name, const char* from) {
     if (kind_slot(h.kind) < 0)
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
                         errmsg("file \"%s\" holds a kind of object this build cannot attach", from)));
-    const uint64 file_id = new_file_id();
-    insert_catalog(name, sh::Kind(h.kind), file_id, true);
-    push_pending(Pending::created, name, file_id);
-    local_epoch++;
-    ensure_db_directory();
     char path[MAXPGPATH];
-    object_path(name, path, sizeof path);
+    const uint64 file_id = begin_new_object(name, sh::Kind(h.kind), h.total_bytes, true, path, sizeof path);
     guarded([&] {
         // An orphan: no committed row names it (we hold the name). Removed as
         // a drop removes a file, so that processes still mapping it let go.

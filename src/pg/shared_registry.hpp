@@ -170,7 +170,8 @@ void read_exclusive(Entry* e, Read read) {
 }
 
 // Creates a catalog row and the file (transactionally: the file is removed
-// if the transaction, or subtransaction, rolls back).
+// if the transaction, or subtransaction, rolls back). A file larger than
+// sketchshare.max_shared_object_size is refused (54000) before either.
 void create_object(const char* name, sketch::shared::Kind kind, const uint8_t* geometry, uint32_t geometry_len,
                    uint64_t payload_bytes, const uint8_t* initial_payload);
 
