@@ -459,13 +459,16 @@ void sync_mapping(const Mapping& m, const char* label) {
 }
 
 void copy_file(const std::string& from, const std::string& to, const char* label, bool require_frozen,
-               uint64_t new_file_id) {
+               uint64_t new_file_id, uint64_t max_bytes) {
     uint64_t size = 0;
     Fd in(open_existing(from, label, false, &size));
     FileHeader h = read_and_validate(in.fd, size, from, label, 0);
     if (require_frozen && !(h.flags & kFrozen))
         fail(Errc::object_state, "file \"%s\" holds a shared object that is not frozen; freeze it first",
              from.c_str());
+    if (h.total_bytes > max_bytes)
+        fail(Errc::program_limit, "file \"%s\" has %llu bytes, more than the %llu allowed (did it change?)",
+             from.c_str(), (unsigned long long)h.total_bytes, (unsigned long long)max_bytes);
     Fd out(open(to.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (out.fd < 0)
         fail(Errc::io_error, "could not create file \"%s\": %s", to.c_str(),

@@ -124,9 +124,11 @@ void unmap(Mapping& m) noexcept;
 void sync_mapping(const Mapping& m, const char* label);
 
 // Copies a frozen object's file to `to` (created O_EXCL|O_NOFOLLOW, 0600,
-// fsynced); validates `from` first. Used by export and attach.
+// fsynced); validates `from` first. Used by export and attach. A `from`
+// larger than max_bytes is refused (program_limit) before `to` is created:
+// attach passes the size it checked, which the file may have changed since.
 void copy_file(const std::string& from, const std::string& to, const char* label, bool require_frozen,
-               uint64_t new_file_id);
+               uint64_t new_file_id, uint64_t max_bytes = UINT64_MAX);
 
 // Flags and counters (atomic accessors on the mapping; inline: every add
 // reads the flags and counts an op).

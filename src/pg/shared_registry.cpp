@@ -799,7 +799,7 @@ void attach_object(const char* name, const char* from) {
         // An orphan: no committed row names it (we hold the name). Removed as
         // a drop removes a file, so that processes still mapping it let go.
         sh::remove_file(path, 0);
-        sh::copy_file(from, path, name, true, file_id);
+        sh::copy_file(from, path, name, true, file_id, h.total_bytes);  // the size checked above
     });
 }
 

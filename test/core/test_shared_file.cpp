@@ -418,6 +418,16 @@ TEST_F(SharedFile, CopyRequiresFrozenAndCleansTheHeader) {
     EXPECT_EQ(sh::load_ops(c.header()), 3u);
     EXPECT_EQ(sh::load_flags(c.header()), uint32_t(sh::kFrozen));
     EXPECT_THROW(sh::copy_file(p, path("dst"), "src", true, 3), sketch::Error);  // O_EXCL
+    // a source larger than the bound is refused before the copy is created
+    const uint64_t total = c.header()->total_bytes;
+    try {
+        sh::copy_file(p, path("dst2"), "src", true, 4, total - 1);
+        ADD_FAILURE() << "copied a file over the bound";
+    } catch (const sketch::Error& e) {
+        EXPECT_EQ(e.code(), sketch::Errc::program_limit);
+    }
+    EXPECT_NE(access(path("dst2").c_str(), F_OK), 0);
+    sh::copy_file(p, path("dst2"), "src", true, 4, total);
     sh::unmap(c);
     sh::unmap(m);
 }
