@@ -215,6 +215,79 @@ SELECT shared_attach('elsewhere', '/nonexistent/sketchshare/file');
 SELECT shared_attach('elsewhere', 'relative');
 SELECT shared_attach('../x', '/tmp/x');
 
+-- sketchshare.max_shared_object_size bounds the file of each new object (kB;
+-- -1, the default, is no limit; superusers only). Every path that makes a
+-- file is refused with 54000 before the catalog row or the file exists.
+CREATE FUNCTION pg_temp.object_file(name text) RETURNS text LANGUAGE sql AS $$
+    SELECT current_setting('data_directory') || '/sketchshare/' || oid || '/' || name
+    FROM pg_database WHERE datname = current_database() $$;
+CREATE FUNCTION pg_temp.files_named(name text) RETURNS bigint LANGUAGE sql AS $$
+    SELECT count(*) FROM pg_ls_dir('sketchshare/' || (SELECT oid FROM pg_database WHERE datname = current_database()),
+                                   true, false) f WHERE f = name $$;
+SHOW sketchshare.max_shared_object_size;
+SELECT shared_cbf_create('cap_src', 100000);  -- made before any limit; frozen, so that it can be attached
+SELECT shared_freeze('cap_src');
+SELECT bytes FROM shared_objects WHERE name = 'cap_src';
+SET sketchshare.max_shared_object_size = '64kB';
+SHOW sketchshare.max_shared_object_size;
+SELECT shared_cbf_create('cap_big', 100000);
+SELECT shared_bloom_create('cap_big', 100000, 0.01);
+SELECT shared_create_from('cap_big', cbf_empty(100000));
+SELECT shared_create_from('cap_big', bloom_empty(100000, 0.01));
+SELECT shared_reservoir_create('cap_big', 1000);
+-- attach copies a frozen file (here the frozen object's own file)
+SELECT shared_attach('cap_big', pg_temp.object_file('cap_src'));
+SELECT pg_temp.sqlstate_of($$SELECT shared_cbf_create('cap_big', 100000)$$) AS cbf,
+       pg_temp.sqlstate_of($$SELECT shared_bloom_create('cap_big', 100000, 0.01)$$) AS bloom,
+       pg_temp.sqlstate_of($$SELECT shared_create_from('cap_big', cbf_empty(100000))$$) AS from_cbf,
+       pg_temp.sqlstate_of($$SELECT shared_create_from('cap_big', bloom_empty(100000, 0.01))$$) AS from_bloom,
+       pg_temp.sqlstate_of($$SELECT shared_reservoir_create('cap_big', 1000)$$) AS reservoir,
+       pg_temp.sqlstate_of($$SELECT shared_attach('cap_big', pg_temp.object_file('cap_src'))$$) AS attach;
+SELECT count(*) AS cap_big_rows, pg_temp.files_named('cap_big') AS cap_big_files
+FROM shared_objects WHERE name = 'cap_big';
+-- below the limit every path works
+SELECT shared_cbf_create('cap_ok_cbf', 1000), shared_bloom_create('cap_ok_bloom', 1000, 0.01),
+       shared_create_from('cap_ok_from_cbf', cbf_empty(1000)),
+       shared_create_from('cap_ok_from_bloom', bloom_empty(1000, 0.01)),
+       shared_reservoir_create('cap_ok_reservoir', 10, 64),
+       shared_attach('cap_ok_attached', pg_temp.object_file('seen'));
+SELECT name, kind, bytes, readonly, pg_temp.files_named(name) AS files
+FROM shared_objects WHERE name LIKE 'cap_ok%' ORDER BY name;
+-- the whole file counts, header included: a 1000-item cbf's file is 20 kB
+SET sketchshare.max_shared_object_size = 20;
+SELECT shared_cbf_create('cap_edge', 1000);
+SET sketchshare.max_shared_object_size = 19;
+SELECT shared_cbf_create('cap_edge_over', 1000);
+-- 0 refuses every new object
+SET sketchshare.max_shared_object_size = 0;
+SELECT shared_reservoir_create('cap_zero', 1, 1);
+-- in a transaction: the refusal leaves nothing and the transaction goes on after a savepoint
+SET sketchshare.max_shared_object_size = '64kB';
+BEGIN;
+SAVEPOINT s;
+SELECT shared_cbf_create('cap_tx', 100000);
+ROLLBACK TO s;
+SELECT shared_cbf_create('cap_tx', 1000);
+COMMIT;
+SELECT name, bytes FROM shared_objects WHERE name LIKE 'cap_tx%';
+-- other roles can neither set it nor escape it
+CREATE ROLE regress_cap_user;
+SET ROLE regress_cap_user;
+SET sketchshare.max_shared_object_size = -1;
+SELECT pg_temp.sqlstate_of($$SET sketchshare.max_shared_object_size = -1$$) AS set_denied,
+       pg_temp.sqlstate_of($$SET LOCAL sketchshare.max_shared_object_size = '1GB'$$) AS set_local_denied,
+       pg_temp.sqlstate_of($$RESET sketchshare.max_shared_object_size$$) AS reset_denied,
+       pg_temp.sqlstate_of($$SELECT set_config('sketchshare.max_shared_object_size', '-1', false)$$) AS set_config_denied,
+       pg_temp.sqlstate_of($$SELECT shared_cbf_create('cap_user', 100000)$$) AS create_over;
+SHOW sketchshare.max_shared_object_size;
+RESET ROLE;
+DROP ROLE regress_cap_user;
+-- RESET: no limit again
+RESET sketchshare.max_shared_object_size;
+SHOW sketchshare.max_shared_object_size;
+SELECT shared_cbf_create('cap_big', 100000);
+SELECT name, bytes FROM shared_objects WHERE name = 'cap_big';
+
 -- The event trigger's function runs only as an event trigger (errors), and
 -- both carry a comment
 SELECT sketchshare_shared.load_library();
