@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 extern "C" {
 #include "access/toast_compression.h"
@@ -121,10 +122,10 @@ void hold_copy(FetchedFilter* f, FetchedCopy* c, MemoryContext cxt) {
     }
 }
 
-void release_filter(FetchedFilter* f) {
-    FetchedCopy* c = f->copy;
-    if (c == nullptr) return;
-    f->copy = nullptr;
+namespace {
+
+// One holder fewer for c; the last one frees it.
+void let_go(FetchedCopy* c) {
     if (--c->holders > 0) return;
     for (FetchedCopy** at = &held_copies; *at != nullptr; at = &(*at)->next)
         if (*at == c) {
@@ -132,6 +133,46 @@ void release_filter(FetchedFilter* f) {
             break;
         }
     MemoryContextDelete(c->cxt);
+}
+
+}  // namespace
+
+void release_filter(FetchedFilter* f) {
+    keep_as_recent(f);
+    for (FetchedCopy*& c : f->recent)
+        if (c != nullptr) {
+            let_go(c);
+            c = nullptr;
+        }
+}
+
+void keep_as_recent(FetchedFilter* f) {
+    FetchedCopy* carried = f->copy;  // goes in front; each one after it moves down a place
+    if (carried == nullptr) return;
+    f->copy = nullptr;
+    size_t bytes = 0;
+    for (FetchedCopy*& slot : f->recent) {
+        std::swap(slot, carried);
+        if (slot == nullptr) return;
+        bytes += VARSIZE(slot->value);
+        if (bytes > kRecentBytes) {  // over the budget: this one and the older ones go
+            let_go(slot);
+            slot = nullptr;
+        }
+    }
+    if (carried != nullptr) let_go(carried);  // beyond kRecentFilters
+}
+
+FetchedCopy* take_recent(FetchedFilter* f, struct varlena* raw) {
+    const StoredId id = stored_id(raw);
+    for (int i = 0; i < kRecentFilters; ++i) {
+        FetchedCopy* c = f->recent[i];
+        if (c == nullptr || !(c->id == id)) continue;
+        for (int j = i; j + 1 < kRecentFilters; ++j) f->recent[j] = f->recent[j + 1];  // close the gap
+        f->recent[kRecentFilters - 1] = nullptr;
+        return c;
+    }
+    return nullptr;
 }
 
 }  // namespace sketch_pg

@@ -55,16 +55,26 @@ struct FetchedCopy {
     FetchedCopy* next;  // the backend's list of held copies
 };
 
+// The stored filters a call site keeps besides the one it reads now: a join
+// whose rows take turns among a few stored filters (`FROM events JOIN days
+// USING (day) WHERE days.f @> events.x`) would otherwise fetch a whole filter
+// again at every turn. Bounded in number and in bytes (the current one is
+// always kept, whatever its size).
+constexpr int kRecentFilters = 3;
+constexpr size_t kRecentBytes = size_t(256) << 20;
+
 // A stored filter fetched once per call site (fn_extra), keyed by its TOAST
 // pointer, so that `cbf_contains((SELECT f FROM filters), x)` fetches the
-// filter once per query rather than once per row. Zeroed: holds nothing. It
-// lets go of its copy when the context it was fetched for is reset.
+// filter once per query rather than once per row; and the filters it read
+// just before. Zeroed: holds nothing. It lets go of its copies when the
+// context it was fetched for is reset.
 struct FetchedFilter {
-    FetchedCopy* copy;
-    MemoryContextCallback on_reset;  // registered at the first fetch
+    FetchedCopy* copy;                     // the filter read now
+    FetchedCopy* recent[kRecentFilters];  // held too, most recent first; nullptr: none
+    MemoryContextCallback on_reset;        // registered at the first fetch
 };
 
-// Whether f holds raw: never unless raw is an out-of-line value it fetched.
+// Whether f's current filter is raw: never unless raw is an out-of-line value it fetched.
 inline bool holds(const FetchedFilter* f, struct varlena* raw) {
     return f->copy != nullptr && f->copy->id == stored_id(raw);
 }
@@ -78,18 +88,32 @@ FetchedCopy* find_or_fetch(struct varlena* raw, MemoryContext cxt, size_t header
 struct varlena* share_held(FetchedFilter* f, struct varlena* raw, MemoryContext cxt);
 // f holds c from now on, until release_filter or the reset of cxt (where f lives).
 void hold_copy(FetchedFilter* f, FetchedCopy* c, MemoryContext cxt);
+// Lets go of every copy f holds.
 void release_filter(FetchedFilter* f);
+// Moves f's current copy to the front of its recent ones (letting go of those
+// beyond kRecentFilters or kRecentBytes); f then has no current copy.
+void keep_as_recent(FetchedFilter* f);
+// The recent copy of f that is raw, taken out of the recent ones (still held
+// by f), or nullptr.
+FetchedCopy* take_recent(FetchedFilter* f, struct varlena* raw);
 
 // The out-of-line value raw, detoasted with detoast_huge: the copy f holds
-// when it is that value, else the backend's (or a fresh) copy that f holds
-// from then on, once validate(value) has returned (it may raise).
+// when it is that value (a recent one becomes the current one again), else
+// the backend's (or a fresh) copy that f holds from then on. validate(value)
+// runs whenever the current copy changes, before f takes it (it may raise).
 template <typename Validate>
 struct varlena* fetch_filter(FetchedFilter* f, struct varlena* raw, MemoryContext cxt, size_t header_bytes,
                              Validate validate) {
     if (holds(f, raw)) return f->copy->value;
-    release_filter(f);
+    if (FetchedCopy* c = take_recent(f, raw)) {
+        keep_as_recent(f);
+        f->copy = c;
+        validate(c->value);  // validated when fetched: sets up the caller's view of it again
+        return c->value;
+    }
     FetchedCopy* c = find_or_fetch(raw, cxt, header_bytes);
     validate(c->value);
+    keep_as_recent(f);
     hold_copy(f, c, cxt);
     return c->value;
 }
