@@ -100,7 +100,8 @@ FetchedCopy* take_recent(FetchedFilter* f, struct varlena* raw);
 // The out-of-line value raw, detoasted with detoast_huge: the copy f holds
 // when it is that value (a recent one becomes the current one again), else
 // the backend's (or a fresh) copy that f holds from then on. validate(value)
-// runs whenever the current copy changes, before f takes it (it may raise).
+// runs whenever the current copy changes; for a fetched one before f takes it
+// (it may raise).
 template <typename Validate>
 struct varlena* fetch_filter(FetchedFilter* f, struct varlena* raw, MemoryContext cxt, size_t header_bytes,
                              Validate validate) {
