@@ -216,6 +216,10 @@ SELECT reservoir_sample(x, x) FROM generate_series(1, 3) x;
 SELECT reservoir_union_agg(r) FROM (SELECT reservoir_agg(1, 2) UNION ALL SELECT reservoir_agg('a'::text, 2)) q(r);
 SELECT reservoir_union_agg(r) FROM (SELECT reservoir_agg(1, 2) UNION ALL SELECT reservoir_agg(1, 2, 1.0)) q(r);
 SELECT reservoir_items(u, NULL::int) FROM reservoir_values;
+-- reservoir_sample's final function called directly: its array type comes
+-- from its second argument, so that must name the type the items have
+SELECT reservoir_sample_final(t, NULL::bigint, 3) FROM reservoir_values;
+SELECT (reservoir_sample_final(w, NULL::text, 3))[1] FROM reservoir_values;
 SELECT reservoir_sample_trans(NULL, 1, 2);
 SELECT reservoir_sample(ROW(x, x), 2) FROM generate_series(1, 3) x;
 SELECT 'not json'::reservoir;

@@ -679,12 +679,27 @@ SKETCH_FUNCTION(reservoir_combine) {
     PG_RETURN_DATUM(finish_state(r));
 }
 
-// reservoir_sample's final function: the items as an array.
+// The items of v as an array, when they are of the type of argument
+// `type_arg` (what the caller's array result type was resolved from); else
+// 42804, with a hint showing `call` with the right type.
+static ArrayType* items_as(FunctionCallInfo fcinfo, int type_arg, const View& v, const char* call) {
+    const Oid wanted = get_fn_expr_argtype(fcinfo->flinfo, type_arg);
+    if (wanted != v.elem.type)
+        ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                        errmsg("the reservoir holds items of type %s, not %s", format_type_be(v.elem.type),
+                               OidIsValid(wanted) ? format_type_be(wanted) : "unknown"),
+                        errhint("Pass a NULL of the item type: %s.", psprintf(call, format_type_be(v.elem.type)))));
+    return construct_array(v.items, v.count, v.elem.type, v.elem.len, v.elem.byval, v.elem.align);
+}
+
+// reservoir_sample's final function: the items as an array. Its result type
+// is resolved from its second argument (the aggregate's value argument), so
+// a direct call must name the type the reservoir holds, as reservoir_items.
 SKETCH_FUNCTION(reservoir_sample_final) {
     if (PG_ARGISNULL(0)) PG_RETURN_NULL();
     View v;
     view_of(PG_GETARG_DATUM(0), &v);
-    PG_RETURN_ARRAYTYPE_P(construct_array(v.items, v.count, v.elem.type, v.elem.len, v.elem.byval, v.elem.align));
+    PG_RETURN_ARRAYTYPE_P(items_as(fcinfo, 1, v, "reservoir_sample_final(r, NULL::%s, k)"));
 }
 
 // reservoir_agg's and reservoir_union_agg's final function: the flat value.
@@ -703,14 +718,7 @@ SKETCH_FUNCTION(reservoir_items) {
     if (PG_ARGISNULL(0)) PG_RETURN_NULL();
     View v;
     view_of(PG_GETARG_DATUM(0), &v);
-    const Oid wanted = get_fn_expr_argtype(fcinfo->flinfo, 1);
-    if (wanted != v.elem.type)
-        ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
-                        errmsg("the reservoir holds items of type %s, not %s", format_type_be(v.elem.type),
-                               OidIsValid(wanted) ? format_type_be(wanted) : "unknown"),
-                        errhint("Pass a NULL of the item type: reservoir_items(r, NULL::%s).",
-                                format_type_be(v.elem.type))));
-    PG_RETURN_ARRAYTYPE_P(construct_array(v.items, v.count, v.elem.type, v.elem.len, v.elem.byval, v.elem.align));
+    PG_RETURN_ARRAYTYPE_P(items_as(fcinfo, 1, v, "reservoir_items(r, NULL::%s)"));
 }
 
 SKETCH_FUNCTION(reservoir_seen) {
