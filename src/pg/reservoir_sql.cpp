@@ -632,6 +632,12 @@ JsonbContainer* json_array(Jsonb* jb, const char* key) {
 
 // ---- aggregate support functions ----
 
+[[noreturn]] static void k_varies_error() {
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("reservoir size k must be the same for every row of a group")));
+    pg_unreachable();
+}
+
 // reservoir_sample_trans(state, value, k [, weight]): also reservoir_agg's.
 SKETCH_FUNCTION(reservoir_trans) {
     const bool weighted = PG_NARGS() >= 4;
@@ -640,9 +646,7 @@ SKETCH_FUNCTION(reservoir_trans) {
         if (PG_ARGISNULL(1) || (weighted && PG_ARGISNULL(3))) PG_RETURN_DATUM(PG_GETARG_DATUM(0));
         MemoryContext aggcontext = sketch_pg::aggregate_context(fcinfo, "reservoir_sample_trans");
         r = writable_state(fcinfo, aggcontext, kSaltSample);
-        if (unlikely(PG_ARGISNULL(2) || PG_GETARG_INT32(2) != r->k))
-            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                            errmsg("reservoir size k must be the same for every row of a group")));
+        if (unlikely(PG_ARGISNULL(2) || PG_GETARG_INT32(2) != r->k)) k_varies_error();
     } else {
         MemoryContext aggcontext = sketch_pg::aggregate_context(fcinfo, "reservoir_sample_trans");
         if (PG_ARGISNULL(1) || (weighted && PG_ARGISNULL(3))) PG_RETURN_NULL();
@@ -659,8 +663,19 @@ SKETCH_FUNCTION(reservoir_trans) {
     PG_RETURN_DATUM(finish_state(r));
 }
 
+// Whether the aggregate calling is one that samples rows (reservoir_sample,
+// reservoir_agg: the value, k and maybe a weight) rather than
+// reservoir_union_agg (one argument, the reservoirs to merge).
+static bool sampling_aggregate(FunctionCallInfo fcinfo) {
+    const Aggref* a = AggGetAggref(fcinfo);
+    return a != nullptr && list_length(a->aggargtypes) > 1;
+}
+
 // reservoir_combine(state, state): the combine function of every aggregate
-// here, and reservoir_union_agg's transition function.
+// here, and reservoir_union_agg's transition function. A union merges
+// samples of any k (into the smaller); a sampling aggregate's partial states
+// of different k mean that k varied between rows of the group that different
+// workers or partitions saw, the transition's error.
 SKETCH_FUNCTION(reservoir_combine) {
     MemoryContext aggcontext = sketch_pg::aggregate_context(fcinfo, "reservoir_combine");
     if (PG_ARGISNULL(1)) {
@@ -674,6 +689,7 @@ SKETCH_FUNCTION(reservoir_combine) {
         r = expanded_from_view(aggcontext, other, state_seed(fcinfo, kSaltMerge));
     } else {
         r = writable_state(fcinfo, aggcontext, kSaltMerge);
+        if (r->k != other.k && sampling_aggregate(fcinfo)) k_varies_error();
         expanded_merge(r, other);
     }
     PG_RETURN_DATUM(finish_state(r));
