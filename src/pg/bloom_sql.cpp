@@ -26,6 +26,7 @@
 
 extern "C" {
 #include "access/detoast.h"
+#include "common/hashfn.h"
 #include "lib/stringinfo.h"
 #include "libpq/pqformat.h"
 #include "utils/fmgrprotos.h"
@@ -375,6 +376,15 @@ static bool bloom_equal(FunctionCallInfo fcinfo) {
 
 SKETCH_FUNCTION(bloom_eq) { PG_RETURN_BOOL(bloom_equal(fcinfo)); }
 SKETCH_FUNCTION(bloom_ne) { PG_RETURN_BOOL(!bloom_equal(fcinfo)); }
+
+// The hash opclass's support function (DISTINCT, GROUP BY, UNION and hash
+// joins on bloom values): filters equal under bloom_equal have the same seed
+// and bits, so they hash alike.
+SKETCH_FUNCTION(bloom_hash) {
+    Opened o = open_value(PG_GETARG_DATUM(0));
+    const uint32 bits = DatumGetUInt32(hash_any(bloom_bits(o.v), int(o.g.bytes)));
+    PG_RETURN_UINT32(hash_combine(bits, DatumGetUInt32(hash_uint32(uint32(o.seed ^ (o.seed >> 32))))));
+}
 
 SKETCH_FUNCTION(bloom_estimated_count) {
     Opened o = open_value(PG_GETARG_DATUM(0));

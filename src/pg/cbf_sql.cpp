@@ -25,6 +25,7 @@
 
 extern "C" {
 #include "access/detoast.h"
+#include "common/hashfn.h"
 #include "libpq/pqformat.h"
 #include "utils/expandeddatum.h"
 #include "utils/float.h"
@@ -292,18 +293,22 @@ SKETCH_FUNCTION(cbf_merge) {
     PG_RETURN_POINTER(v);
 }
 
-SKETCH_FUNCTION(cbf_eq) {
+// Equal: the same bytes (geometry, capacity, fpr and counters).
+static bool cbf_equal(FunctionCallInfo fcinfo) {
     auto* a = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)));
     auto* b = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1)));
     const size_t len = VARSIZE_ANY_EXHDR(a);
-    PG_RETURN_BOOL(len == VARSIZE_ANY_EXHDR(b) && memcmp(VARDATA_ANY(a), VARDATA_ANY(b), len) == 0);
+    return len == VARSIZE_ANY_EXHDR(b) && memcmp(VARDATA_ANY(a), VARDATA_ANY(b), len) == 0;
 }
 
-SKETCH_FUNCTION(cbf_ne) {
-    auto* a = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)));
-    auto* b = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1)));
-    const size_t len = VARSIZE_ANY_EXHDR(a);
-    PG_RETURN_BOOL(!(len == VARSIZE_ANY_EXHDR(b) && memcmp(VARDATA_ANY(a), VARDATA_ANY(b), len) == 0));
+SKETCH_FUNCTION(cbf_eq) { PG_RETURN_BOOL(cbf_equal(fcinfo)); }
+SKETCH_FUNCTION(cbf_ne) { PG_RETURN_BOOL(!cbf_equal(fcinfo)); }
+
+// The hash opclass's support function (DISTINCT, GROUP BY, UNION and hash
+// joins on cbf values): the hash of the bytes cbf_equal compares.
+SKETCH_FUNCTION(cbf_hash) {
+    auto* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)));
+    PG_RETURN_DATUM(hash_any(reinterpret_cast<const unsigned char*>(VARDATA_ANY(v)), int(VARSIZE_ANY_EXHDR(v))));
 }
 
 SKETCH_FUNCTION(cbf_stats) {

@@ -93,8 +93,14 @@ COMMENT ON OPERATOR | (bloom, bloom) IS 'bloom_union';
 CREATE OPERATOR & (LEFTARG = bloom, RIGHTARG = bloom, FUNCTION = bloom_intersect, COMMUTATOR = &);
 COMMENT ON OPERATOR & (bloom, bloom) IS 'bloom_intersect';
 CREATE OPERATOR = (LEFTARG = bloom, RIGHTARG = bloom, FUNCTION = bloom_eq, COMMUTATOR = =, NEGATOR = <>,
-                   RESTRICT = eqsel, JOIN = eqjoinsel);
+                   RESTRICT = eqsel, JOIN = eqjoinsel, HASHES);
 COMMENT ON OPERATOR = (bloom, bloom) IS 'bloom_eq';
+-- Hashable (DISTINCT, GROUP BY, UNION, hash joins); not ordered.
+CREATE FUNCTION bloom_hash(bloom) RETURNS integer
+AS 'MODULE_PATHNAME', 'bloom_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_hash(bloom) IS 'hash of a filter: equal filters hash alike (the hash operator class)';
+CREATE OPERATOR CLASS bloom_hash_ops DEFAULT FOR TYPE bloom USING hash AS
+    OPERATOR 1 = (bloom, bloom), FUNCTION 1 bloom_hash(bloom);
 CREATE OPERATOR <> (LEFTARG = bloom, RIGHTARG = bloom, FUNCTION = bloom_ne, COMMUTATOR = <>, NEGATOR = =,
                     RESTRICT = neqsel, JOIN = neqjoinsel);
 COMMENT ON OPERATOR <> (bloom, bloom) IS 'bloom_ne';

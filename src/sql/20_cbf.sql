@@ -90,8 +90,14 @@ COMMENT ON OPERATOR @> (cbf, anycompatible) IS 'cbf_contains: the filter probabl
 CREATE OPERATOR + (LEFTARG = cbf, RIGHTARG = cbf, FUNCTION = cbf_merge);
 COMMENT ON OPERATOR + (cbf, cbf) IS 'cbf_merge: counter-wise saturating sum';
 CREATE OPERATOR = (LEFTARG = cbf, RIGHTARG = cbf, FUNCTION = cbf_eq, COMMUTATOR = =, NEGATOR = <>,
-                   RESTRICT = eqsel, JOIN = eqjoinsel);
+                   RESTRICT = eqsel, JOIN = eqjoinsel, HASHES);
 COMMENT ON OPERATOR = (cbf, cbf) IS 'same geometry, capacity, fpr and counters';
+-- Hashable (DISTINCT, GROUP BY, UNION, hash joins); not ordered.
+CREATE FUNCTION cbf_hash(cbf) RETURNS integer
+AS 'MODULE_PATHNAME', 'cbf_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_hash(cbf) IS 'hash of a filter: equal filters hash alike (the hash operator class)';
+CREATE OPERATOR CLASS cbf_hash_ops DEFAULT FOR TYPE cbf USING hash AS
+    OPERATOR 1 = (cbf, cbf), FUNCTION 1 cbf_hash(cbf);
 CREATE OPERATOR <> (LEFTARG = cbf, RIGHTARG = cbf, FUNCTION = cbf_ne, COMMUTATOR = <>, NEGATOR = =,
                     RESTRICT = neqsel, JOIN = neqjoinsel);
 COMMENT ON OPERATOR <> (cbf, cbf) IS 'not equal';
