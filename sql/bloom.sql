@@ -107,19 +107,3 @@ SELECT count(*) FILTER (WHERE t.f @> i) AS members,
 FROM generate_series(1, 5000) i JOIN bloom_turns t ON t.d = i % 5;
 SELECT count(*) FILTER (WHERE t.f @> i) AS members_of_3 FROM generate_series(1, 5000) i JOIN bloom_turns t ON t.d = i % 5
 WHERE i % 5 < 3;
--- Hashable: DISTINCT, GROUP BY, UNION and hash joins see equal filters as one,
--- whether stored (TOASTed, compressed) or just built.
-CREATE TEMP TABLE bloom_eqs AS
-SELECT g, bloom_agg(x, 200000, 0.01) AS f FROM generate_series(1, 6) g, generate_series(1, 1000 * (g % 3)) x GROUP BY g;
-SELECT count(*) AS rows, count(*) FILTER (WHERE f IS NULL) AS nulls FROM bloom_eqs;
-SELECT count(*) AS distinct_filters FROM (SELECT DISTINCT f FROM bloom_eqs) s;
-SELECT count(*) AS groups, bool_and(n = 2) AS two_each FROM (SELECT f, count(*) AS n FROM bloom_eqs GROUP BY f) s;
-SELECT count(*) AS union_rows FROM (SELECT f FROM bloom_eqs UNION SELECT f FROM bloom_turns) s;
-SET enable_mergejoin = off;
-SET enable_nestloop = off;
-EXPLAIN (COSTS OFF) SELECT count(*) FROM bloom_eqs a JOIN bloom_eqs b ON a.f = b.f;
-SELECT count(*) AS pairs FROM bloom_eqs a JOIN bloom_eqs b ON a.f = b.f;
-RESET enable_mergejoin;
-RESET enable_nestloop;
-SELECT bool_and(bloom_hash(f) = bloom_hash(f::bytea::bloom)) AS stored_and_in_memory_alike,
-       count(DISTINCT bloom_hash(f)) AS distinct_hashes FROM bloom_turns;

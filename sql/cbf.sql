@@ -208,21 +208,6 @@ SELECT count(*) FILTER (WHERE t.f @> i) AS members, count(*) FILTER (WHERE cbf_c
 FROM generate_series(1, 5000) i JOIN cbf_turns t ON t.d = i % 5;
 SELECT count(*) FILTER (WHERE cbf_contains(t.f, i)) AS members_of_3 FROM generate_series(1, 5000) i JOIN cbf_turns t ON t.d = i % 5
 WHERE i % 5 < 3;
--- hashable: DISTINCT, GROUP BY, UNION and hash joins see equal filters as one,
--- whether stored (TOASTed) or just built
-CREATE TEMP TABLE cbf_eqs AS
-SELECT g, cbf_agg(x, 1000) AS f FROM generate_series(1, 6) g, generate_series(1, 100 * (g % 3)) x GROUP BY g;
-SELECT count(*) AS distinct_filters FROM (SELECT DISTINCT f FROM cbf_eqs) s;
-SELECT count(*) AS groups, bool_and(n = 2) AS two_each FROM (SELECT f, count(*) AS n FROM cbf_eqs GROUP BY f) s;
-SELECT count(*) AS union_rows FROM (SELECT f FROM cbf_eqs UNION SELECT f FROM cbf_eqs) s;
-SET enable_mergejoin = off;
-SET enable_nestloop = off;
-EXPLAIN (COSTS OFF) SELECT count(*) FROM cbf_eqs a JOIN cbf_eqs b ON a.f = b.f;
-SELECT count(*) AS pairs FROM cbf_eqs a JOIN cbf_eqs b ON a.f = b.f;
-RESET enable_mergejoin;
-RESET enable_nestloop;
-SELECT bool_and(cbf_hash(f) = cbf_hash(f::bytea::cbf)) AS stored_and_in_memory_alike,
-       count(DISTINCT cbf_hash(f)) AS distinct_hashes FROM cbf_turns;
 
 -- bad input: clear errors
 SELECT cbf_empty(0);

@@ -23,3 +23,22 @@ SELECT bloom_info(cbf_to_bloom(cbf_empty(10, 0.5))) ->> 'bits_set' AS bits_set,
 -- bad input: NULL gives NULL, a corrupted value is refused
 SELECT cbf_to_bloom(NULL) IS NULL AS null_in_null_out;
 SELECT cbf_to_bloom('\x00'::bytea::cbf);
+
+-- Both types are hashable: DISTINCT, GROUP BY, UNION and hash joins see equal
+-- filters as one, whether stored (TOASTed) or just built.
+CREATE TEMP TABLE eqs AS
+SELECT g, bloom_agg(x, 200000, 0.01) AS b, cbf_agg(x, 200000) AS c
+FROM generate_series(1, 6) g, generate_series(1, 1000 * (g % 3)) x GROUP BY g;
+SELECT count(*) AS rows, bool_and(pg_column_size(b) > 8192 AND pg_column_size(c) > 8192) AS toasted FROM eqs;
+SELECT (SELECT count(*) FROM (SELECT DISTINCT b FROM eqs) s) AS distinct_blooms,
+       (SELECT count(*) FROM (SELECT DISTINCT c FROM eqs) s) AS distinct_cbfs,
+       (SELECT count(*) FROM (SELECT b, c FROM eqs UNION SELECT b, c FROM eqs) s) AS union_rows;
+SELECT count(*) AS groups, bool_and(n = 2) AS two_each FROM (SELECT b, c, count(*) AS n FROM eqs GROUP BY b, c) s;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM eqs x JOIN eqs y ON x.b = y.b AND x.c = y.c;
+SELECT count(*) AS pairs FROM eqs x JOIN eqs y ON x.b = y.b AND x.c = y.c;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+SELECT bool_and(bloom_hash(b) = bloom_hash(b::bytea::bloom) AND cbf_hash(c) = cbf_hash(c::bytea::cbf)) AS stored_and_built_alike,
+       count(DISTINCT bloom_hash(b)) AS bloom_hashes, count(DISTINCT cbf_hash(c)) AS cbf_hashes FROM eqs;
