@@ -137,12 +137,16 @@ SELECT ctx_compare($$
     SELECT NULL::int AS g, NULL::int AS h, bloom_agg(x, 120000, 0.01) AS big_b, bloom_agg(x, 1000, 0.01) AS small_b,
            cbf_agg(x, 50000) AS big_c, cbf_agg(x, 1000) AS small_c, reservoir_sample(x, 10000) AS sample
     FROM ctx_parts$$) AS partitionwise_total;
--- k varying between rows of a group is an error also when each partition's
--- partial state saw one k; merging stored samples of different k is not
--- (reservoir_union_agg keeps the smaller)
+-- A k, capacity or fpr varying between rows of a group is an error also when
+-- each partition's partial state saw one value (capacities 1000 and 1001 give
+-- the same counters); merging stored values of such differences is not
+-- (reservoir_union_agg keeps the smaller k, cbf_union_agg the first capacity)
 SELECT reservoir_sample(x, CASE WHEN x < 1000 THEN 5 ELSE 6 END) FROM ctx_parts;
-SELECT cardinality(reservoir_items(reservoir_union_agg(r), NULL::int)) AS union_k
-FROM (SELECT reservoir_agg(x, 3) FROM ctx_parts_1 UNION ALL SELECT reservoir_agg(x, 5) FROM ctx_parts_2) s(r);
+SELECT cbf_agg(x, CASE WHEN x < 1000 THEN 1000 ELSE 1001 END) FROM ctx_parts;
+SELECT cardinality(reservoir_items(reservoir_union_agg(r), NULL::int)) AS union_k,
+       cbf_count(cbf_union_agg(c)) > 0 AS cbf_union_merged
+FROM (SELECT reservoir_agg(x, 3), cbf_agg(x, 1000) FROM ctx_parts_1
+      UNION ALL SELECT reservoir_agg(x, 5), cbf_agg(x, 1001) FROM ctx_parts_2) s(r, c);
 -- The union aggregates over stored filters of a partitioned table.
 CREATE TABLE ctx_stored (g int, b bloom, c cbf, r reservoir) PARTITION BY RANGE (g);
 CREATE TABLE ctx_stored_1 PARTITION OF ctx_stored FOR VALUES FROM (MINVALUE) TO (10);

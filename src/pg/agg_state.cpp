@@ -26,4 +26,9 @@ bool aggregate_args_constant(FunctionCallInfo fcinfo, int first) {
     return true;
 }
 
+bool combining_built_states(FunctionCallInfo fcinfo) {
+    const Aggref* ref = AggGetAggref(fcinfo);
+    return ref != nullptr && list_length(ref->aggargtypes) > 1;  // (args are replaced in a combine step)
+}
+
 }  // namespace sketch_pg

@@ -36,6 +36,13 @@ MemoryContext aggregate_context(FunctionCallInfo fcinfo, const char* name);
 // cannot tell (nodeAgg hands it placeholders), the Aggref can.
 bool aggregate_args_constant(FunctionCallInfo fcinfo, int first);
 
+// True when a combine function runs for an aggregate that builds from items
+// and parameters (cbf_agg, reservoir_agg: more than one argument), false for
+// one that merges stored values (cbf_union_agg, reservoir_union_agg). Partial
+// states of a building aggregate whose parameters differ mean the parameters
+// varied between rows of the group, which the transition refuses.
+bool combining_built_states(FunctionCallInfo fcinfo);
+
 constexpr uint32_t kBatch = 256;  // item hashes buffered before they are applied
 
 // Filter provides `void apply(varlena* flat, const sketch::Hash128* hashes, size_t n)`

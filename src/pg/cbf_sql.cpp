@@ -351,13 +351,26 @@ cbf::View flat_state_view(CallCache* cache, varlena* state) {
     return view;
 }
 
+[[noreturn]] void args_vary_error() {
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("cbf_agg capacity and fpr must be the same for every row of a group")));
+    pg_unreachable();
+}
+
 inline void check_same_geometry(FunctionCallInfo fcinfo, const cbf::Geometry& g) {
     if (unlikely(PG_ARGISNULL(2) || (PG_NARGS() >= 4 && PG_ARGISNULL(3)))) require_capacity_and_fpr(fcinfo, 2, 3);
     const bool same_capacity = static_cast<uint64_t>(PG_GETARG_INT64(2)) == g.capacity;
     const bool same_fpr = PG_NARGS() < 4 ? g.fpr == 0.01 : PG_GETARG_FLOAT8(3) == g.fpr;
-    if (!same_capacity || !same_fpr)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("cbf_agg capacity and fpr must be the same for every row of a group")));
+    if (!same_capacity || !same_fpr) args_vary_error();
+}
+
+// Partial states merge when their counters mean the same (compatible); those
+// of one cbf_agg call must also agree on capacity and fpr, as its rows must
+// (cbf_union_agg merges filters sized differently into the same counters).
+void check_combinable(FunctionCallInfo fcinfo, const cbf::Geometry& into, const cbf::Geometry& other) {
+    if (!into.compatible(other)) geometry_mismatch(into, other);
+    if ((into.capacity != other.capacity || into.fpr != other.fpr) && sketch_pg::combining_built_states(fcinfo))
+        args_vary_error();
 }
 
 }  // namespace
@@ -428,13 +441,13 @@ SKETCH_FUNCTION(cbf_agg_combine) {
     const Datum other_datum = PG_GETARG_DATUM(1);
     if (CbfAggState::is_one(other_datum)) {
         CbfAggState* other = CbfAggState::of(other_datum);
-        if (!into_g.compatible(other->filter.g)) geometry_mismatch(into_g, other->filter.g);
+        check_combinable(fcinfo, into_g, other->filter.g);
         other->apply_batch();
         cbf::merge(into_g, into_counters, counters_of(other));
     } else {
         auto* other = reinterpret_cast<varlena*>(PG_DETOAST_DATUM(other_datum));
         const cbf::View from = view_of(other);
-        if (!into_g.compatible(from.g)) geometry_mismatch(into_g, from.g);
+        check_combinable(fcinfo, into_g, from.g);
         cbf::merge(into_g, into_counters, from.counters);
     }
     PG_RETURN_DATUM(result);

@@ -663,14 +663,6 @@ SKETCH_FUNCTION(reservoir_trans) {
     PG_RETURN_DATUM(finish_state(r));
 }
 
-// Whether the aggregate calling is one that samples rows (reservoir_sample,
-// reservoir_agg: the value, k and maybe a weight) rather than
-// reservoir_union_agg (one argument, the reservoirs to merge).
-static bool sampling_aggregate(FunctionCallInfo fcinfo) {
-    const Aggref* a = AggGetAggref(fcinfo);
-    return a != nullptr && list_length(a->aggargtypes) > 1;
-}
-
 // reservoir_combine(state, state): the combine function of every aggregate
 // here, and reservoir_union_agg's transition function. A union merges
 // samples of any k (into the smaller); a sampling aggregate's partial states
@@ -689,7 +681,7 @@ SKETCH_FUNCTION(reservoir_combine) {
         r = expanded_from_view(aggcontext, other, state_seed(fcinfo, kSaltMerge));
     } else {
         r = writable_state(fcinfo, aggcontext, kSaltMerge);
-        if (r->k != other.k && sampling_aggregate(fcinfo)) k_varies_error();
+        if (r->k != other.k && sketch_pg::combining_built_states(fcinfo)) k_varies_error();
         expanded_merge(r, other);
     }
     PG_RETURN_DATUM(finish_state(r));
