@@ -673,6 +673,87 @@ SELECT shared_drop('dq_sc'), shared_drop('dq_sb');
 DROP TABLE dq_t, dq_u, dq_f, dq_two;
 SET max_parallel_workers_per_gather = 0;
 
+-- Stored filters that change between executions and within a transaction,
+-- 4 MiB each (the node answers their lookups ahead): each execution, cursor
+-- and loop reads the filter its snapshot sees, with the node as without it.
+-- ps_f holds 5 filters and the values of two of them again (other TOAST
+-- values of the same bytes).
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE ps_t AS SELECT i AS id, i::bigint AS x FROM generate_series(1, 6000) i;
+CREATE TABLE ps_f (k int PRIMARY KEY, c cbf);
+INSERT INTO ps_f SELECT k, cbf_agg(x, 600000) FROM ps_t, generate_series(1, 5) k WHERE id % (k + 1) = 0 GROUP BY k;
+INSERT INTO ps_f SELECT 10 + k, c FROM ps_f WHERE k IN (1, 2);
+ANALYZE ps_t, ps_f;
+SELECT count(*) AS filters, min(pg_column_size(c)) >= 4194304 AS large, pg_temp.toasted_values('ps_f') AS toasted_values FROM ps_f;
+-- each of the 7 filters in turn, twice (more than a call site keeps), through
+-- a nested loop that rescans the node with each one
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SET enable_memoize = off;
+EXPLAIN (COSTS OFF)
+SELECT g, f.k, count(*) FILTER (WHERE f.c @> t.x) FROM generate_series(1, 2) g, ps_f f, ps_t t GROUP BY g, f.k;
+SELECT * FROM pg_temp.check($$
+    SELECT g, f.k, count(*) FILTER (WHERE f.c @> t.x) AS positives, sum(cbf_count_of(f.c, t.x)) AS sum_count_of
+    FROM generate_series(1, 2) g, ps_f f, ps_t t GROUP BY g, f.k $$);
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+RESET enable_memoize;
+-- Prepared statements (generic plans: the filter a parameter of a nested loop
+-- or an InitPlan) executed again after the stored filter is updated, deleted
+-- and inserted again, moved by VACUUM FULL and CLUSTER, truncated; a cursor
+-- WITH HOLD, and cursors open while the filter row is updated in their
+-- transaction (they read the filter of their snapshot). Run with the node
+-- (the plans show it) and without it: the same output.
+SET plan_cache_mode = force_generic_plan;
+\set ps_round 'EXECUTE ps_join(1); EXECUTE ps_init(1); BEGIN; DECLARE ps_hold CURSOR WITH HOLD FOR SELECT t.id, cbf_count_of(f.c, t.x) AS n FROM ps_t t, ps_f f WHERE f.k = 1 AND t.id % 1000 = 0; FETCH 2 FROM ps_hold; COMMIT; BEGIN; DECLARE ps_cur SCROLL CURSOR FOR SELECT id, cbf_count_of((SELECT c FROM ps_f WHERE k = 1), x) AS n FROM ps_t WHERE id % 1000 = 0; FETCH 2 FROM ps_cur; UPDATE ps_f SET c = (SELECT c FROM ps_f WHERE k = 3) WHERE k = 1; FETCH 2 FROM ps_cur; FETCH BACKWARD 3 FROM ps_cur; FETCH ALL FROM ps_hold; EXECUTE ps_join(1); EXECUTE ps_init(1); DELETE FROM ps_f WHERE k = 1; INSERT INTO ps_f SELECT 1, c FROM ps_f WHERE k = 4; EXECUTE ps_join(1); EXECUTE ps_init(1); ROLLBACK; CLOSE ps_hold; VACUUM FULL ps_f; EXECUTE ps_join(1); EXECUTE ps_init(2); CLUSTER ps_f USING ps_f_pkey; EXECUTE ps_join(2); EXECUTE ps_init(1); BEGIN; CREATE TEMP TABLE ps_keep AS SELECT * FROM ps_f; TRUNCATE ps_f; EXECUTE ps_join(1); INSERT INTO ps_f SELECT * FROM ps_keep WHERE k <> 1; INSERT INTO ps_f SELECT 1, c FROM ps_keep WHERE k = 5; EXECUTE ps_join(1); EXECUTE ps_init(1); ROLLBACK; EXECUTE ps_join(1);'
+PREPARE ps_join(int) AS SELECT count(*) FILTER (WHERE f.c @> t.x) AS positives, sum(cbf_count_of(f.c, t.x)) AS sum_count_of FROM ps_t t, ps_f f WHERE f.k = $1;
+PREPARE ps_init(int) AS SELECT count(*) FILTER (WHERE (SELECT c FROM ps_f WHERE k = $1) @> x) AS positives FROM ps_t;
+EXPLAIN (COSTS OFF) EXECUTE ps_join(1);
+EXPLAIN (COSTS OFF) EXECUTE ps_init(1);
+:ps_round
+DEALLOCATE ps_join;
+DEALLOCATE ps_init;
+SET sketchshare.prefetch = off;
+PREPARE ps_join(int) AS SELECT count(*) FILTER (WHERE f.c @> t.x) AS positives, sum(cbf_count_of(f.c, t.x)) AS sum_count_of FROM ps_t t, ps_f f WHERE f.k = $1;
+PREPARE ps_init(int) AS SELECT count(*) FILTER (WHERE (SELECT c FROM ps_f WHERE k = $1) @> x) AS positives FROM ps_t;
+:ps_round
+DEALLOCATE ps_join;
+DEALLOCATE ps_init;
+RESET sketchshare.prefetch;
+RESET plan_cache_mode;
+-- A plpgsql loop over the same call sites: a filter held in a variable (a
+-- TOAST pointer), a loop over a query stopped by an exception in the middle
+-- of the scan (its subtransaction rolled back), then more lookups. Its plans
+-- are made again for the setting off (DISCARD PLANS): the same text.
+CREATE FUNCTION pg_temp.ps_loop() RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r record; res text := ''; n bigint; fc cbf;
+BEGIN
+    FOR i IN 1..4 LOOP
+        SELECT c INTO fc FROM ps_f WHERE k = i;
+        BEGIN
+            FOR r IN SELECT id, fc @> x AS hit FROM ps_t WHERE cbf_count_of(fc, x) >= 0 LOOP
+                IF r.id = 1000 * i THEN RAISE EXCEPTION 'stop'; END IF;
+            END LOOP;
+        EXCEPTION WHEN raise_exception THEN res := res || 'stopped ';
+        END;
+        SELECT count(*) FILTER (WHERE fc @> x) + sum(cbf_count_of(fc, x)) INTO n FROM ps_t;
+        res := res || n || ' ';
+        SELECT count(*) INTO n FROM ps_t t, ps_f f WHERE f.k = i + 1 AND f.c @> t.x;
+        res := res || n || '; ';
+    END LOOP;
+    RETURN res;
+END $$;
+SELECT pg_temp.ps_loop() AS node_on;
+SET sketchshare.prefetch = off;
+DISCARD PLANS;
+SELECT pg_temp.ps_loop() AS node_off;
+RESET sketchshare.prefetch;
+DISCARD PLANS;
+DROP TABLE ps_t, ps_f;
+RESET max_parallel_workers_per_gather;
+
 -- A new backend: its first query naming a function loads the library while it
 -- is planned, in time for the node. In another, a SET before the library is
 -- loaded is a placeholder that the library takes when it loads. Then the
@@ -728,3 +809,4 @@ FROM (SELECT g, cbf_add(cbf_add(cbf_empty(1000000, CASE WHEN g % 2 = 0 THEN 0.01
       FROM generate_series(1, 6) g OFFSET 0) q;
 DROP TABLE pf_err, pf_err_f, pf_err_one, pf_one;
 RESET max_parallel_workers_per_gather;
+
