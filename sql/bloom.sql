@@ -96,14 +96,3 @@ SELECT io.f = io2.f AS binary_round_trip FROM io, io2;
 -- Big values are TOASTed and still read back.
 CREATE TEMP TABLE big AS SELECT bloom_agg(i, 200000, 0.01) AS f FROM generate_series(1, 1000) i;
 SELECT count(*) FILTER (WHERE f @> i) AS found FROM big, generate_series(1, 1000) i;
--- Rows that take turns among stored filters, as a join does: each row reads its
--- own filter (5 filters in turn, more than a call site keeps, then 3, which it
--- keeps), as it does when one filter serves a run of rows.
-CREATE TABLE bloom_turns AS SELECT i % 5 AS d, bloom_agg(i, 200000, 0.01) AS f FROM generate_series(1, 5000) i GROUP BY i % 5;
-SELECT bool_and(pg_column_size(f) > 8192) AS out_of_line FROM bloom_turns;  -- larger than a page: TOASTed
-SELECT count(*) FILTER (WHERE t.f @> i) AS members,
-       count(*) FILTER (WHERE bloom_contains(t.f, i + 1)) = (SELECT sum(n) FROM bloom_turns r, LATERAL (
-           SELECT count(*) FILTER (WHERE bloom_contains(r.f, i + 1)) FROM generate_series(1, 5000) i WHERE i % 5 = r.d) l(n)) AS others_as_in_runs
-FROM generate_series(1, 5000) i JOIN bloom_turns t ON t.d = i % 5;
-SELECT count(*) FILTER (WHERE t.f @> i) AS members_of_3 FROM generate_series(1, 5000) i JOIN bloom_turns t ON t.d = i % 5
-WHERE i % 5 < 3;

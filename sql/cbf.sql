@@ -197,17 +197,6 @@ SELECT count(*) FILTER (WHERE cbf_contains((SELECT f FROM cbf_store_large WHERE 
        count(*) FILTER (WHERE cbf_contains((SELECT f FROM cbf_store_large WHERE id = 2), i)) AS from_compressed,
        count(*) FILTER (WHERE cbf_count_of((SELECT f FROM cbf_store_large WHERE id = 2), i) = 1) AS counted_once
 FROM generate_series(1, 2000) i;
--- rows that take turns among stored filters, as a join does: each row reads its own
--- filter (5 filters in turn, more than a call site keeps, then 3, which it keeps),
--- as it does when one filter serves a run of rows
-CREATE TABLE cbf_turns AS SELECT i % 5 AS d, cbf_agg(i, 200000) AS f FROM generate_series(1, 5000) i GROUP BY i % 5;
-SELECT bool_and(pg_column_size(f) > 8192) AS out_of_line FROM cbf_turns;  -- larger than a page: TOASTed
-SELECT count(*) FILTER (WHERE t.f @> i) AS members, count(*) FILTER (WHERE cbf_count_of(t.f, i) = 1) AS counted_once,
-       count(*) FILTER (WHERE t.f @> (i + 1)) = (SELECT sum(n) FROM cbf_turns r, LATERAL (
-           SELECT count(*) FILTER (WHERE r.f @> (i + 1)) FROM generate_series(1, 5000) i WHERE i % 5 = r.d) l(n)) AS others_as_in_runs
-FROM generate_series(1, 5000) i JOIN cbf_turns t ON t.d = i % 5;
-SELECT count(*) FILTER (WHERE cbf_contains(t.f, i)) AS members_of_3 FROM generate_series(1, 5000) i JOIN cbf_turns t ON t.d = i % 5
-WHERE i % 5 < 3;
 
 -- bad input: clear errors
 SELECT cbf_empty(0);

@@ -24,6 +24,33 @@ SELECT bloom_info(cbf_to_bloom(cbf_empty(10, 0.5))) ->> 'bits_set' AS bits_set,
 SELECT cbf_to_bloom(NULL) IS NULL AS null_in_null_out;
 SELECT cbf_to_bloom('\x00'::bytea::cbf);
 
+-- Rows that take turns among stored filters, as a join makes them: each row
+-- reads its own filter, for 20 filters in turn (more than a call site keeps
+-- besides the current one, 15: each turn fetches one again) and for 3, as
+-- when one filter serves a run of rows. (Serial: a hash join probes the
+-- filters in the rows' order, d = 1, 2, ..., 19, 0, 1, ...)
+CREATE TABLE turns AS SELECT i % 20 AS d, bloom_agg(i, 200000, 0.01) AS b, cbf_agg(i, 200000) AS c
+FROM generate_series(1, 20000) i GROUP BY i % 20;
+SELECT bool_and(pg_column_size(b) > 8192 AND pg_column_size(c) > 8192) AS out_of_line FROM turns;  -- larger than a page: TOASTed
+CREATE TEMP TABLE turns_in_runs AS  -- the same lookups, a filter at a time
+SELECT sum(n_b) AS b_others, sum(n_c) AS c_others FROM turns r, LATERAL (
+    SELECT count(*) FILTER (WHERE r.b @> (i + 1)) AS n_b, count(*) FILTER (WHERE r.c @> (i + 1)) AS n_c
+    FROM generate_series(1, 2000) i WHERE i % 20 = r.d) l;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM generate_series(1, 2000) i JOIN turns t ON t.d = i % 20 WHERE t.b @> i;
+SELECT count(*) FILTER (WHERE t.b @> i) AS bloom_members, count(*) FILTER (WHERE t.c @> i) AS cbf_members,
+       count(*) FILTER (WHERE cbf_count_of(t.c, i) = 1) AS counted_once,
+       (count(*) FILTER (WHERE t.b @> (i + 1)), count(*) FILTER (WHERE t.c @> (i + 1)))
+           = (SELECT b_others, c_others FROM turns_in_runs) AS others_as_in_runs
+FROM generate_series(1, 2000) i JOIN turns t ON t.d = i % 20;
+SELECT count(*) FILTER (WHERE t.b @> i AND t.c @> i) AS members_of_3
+FROM generate_series(1, 20000) i JOIN turns t ON t.d = i % 20 WHERE i % 20 < 3;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+RESET max_parallel_workers_per_gather;
+
 -- Both types are hashable: DISTINCT, GROUP BY, UNION and hash joins see equal
 -- filters as one, whether stored (TOASTed) or just built.
 CREATE TEMP TABLE eqs AS

@@ -56,11 +56,12 @@ struct FetchedCopy {
 };
 
 // The stored filters a call site keeps besides the one it reads now: a join
-// whose rows take turns among a few stored filters (`FROM events JOIN days
-// USING (day) WHERE days.f @> events.x`) would otherwise fetch a whole filter
-// again at every turn. Bounded in number and in bytes (the current one is
-// always kept, whatever its size).
-constexpr int kRecentFilters = 3;
+// whose rows take turns among stored filters (`FROM events JOIN days USING
+// (day) WHERE days.f @> events.x`) would otherwise fetch a whole filter again
+// at every turn. Bounded in bytes, which bounds large filters (four of 64
+// MiB), and in number, which bounds the search at each turn (the current one
+// is always kept, whatever its size).
+constexpr int kRecentFilters = 15;
 constexpr size_t kRecentBytes = size_t(256) << 20;
 
 // A stored filter fetched once per call site (fn_extra), keyed by its TOAST

@@ -594,12 +594,15 @@ void end_scan(CustomScanState* node) {
     if (node->ss.ss_currentScanDesc != nullptr) table_endscan(node->ss.ss_currentScanDesc);
 }
 
+// As a Seq Scan's rescan, ExecScanReScan included (it clears the scan slot,
+// which WHERE CURRENT OF reads, and EvalPlanQual's per-relation state).
 void rescan(CustomScanState* node) {
     PrefetchScanState* st = state_of(node);
     row_digest.typid = InvalidOid;
     st->block = InvalidBlockNumber;
     for (int i = 0; i < st->nprobes; ++i) st->probes[i].resolved = false;  // parameters may have changed
     if (node->ss.ss_currentScanDesc != nullptr) table_rescan(node->ss.ss_currentScanDesc, nullptr);
+    ExecScanReScan(&node->ss);
 }
 
 // Parallel: the blocks are handed out as a Parallel Seq Scan hands them out.
