@@ -69,3 +69,4 @@ RESET enable_mergejoin;
 RESET enable_nestloop;
 SELECT bool_and(bloom_hash(b) = bloom_hash(b::bytea::bloom) AND cbf_hash(c) = cbf_hash(c::bytea::cbf)) AS stored_and_built_alike,
        count(DISTINCT bloom_hash(b)) AS bloom_hashes, count(DISTINCT cbf_hash(c)) AS cbf_hashes FROM eqs;
+SELECT bloom_hash(NULL) IS NULL AS bloom_null, cbf_hash(NULL) IS NULL AS cbf_null;  -- strict

@@ -271,6 +271,11 @@ SELECT shared_cbf_create('cap_tx', 1000);
 COMMIT;
 SELECT name, bytes FROM shared_objects WHERE name LIKE 'cap_tx%';
 -- other roles can neither set it nor escape it
+-- values it cannot take: below -1, not a size, beyond INT_MAX kB (22023)
+SELECT pg_temp.sqlstate_of($$SET sketchshare.max_shared_object_size = -2$$) AS below_minus_1,
+       pg_temp.sqlstate_of($$SET sketchshare.max_shared_object_size = 'lots'$$) AS not_a_size,
+       pg_temp.sqlstate_of($$SET sketchshare.max_shared_object_size = '4TB'$$) AS too_large;
+SHOW sketchshare.max_shared_object_size;
 CREATE ROLE regress_cap_user;
 SET ROLE regress_cap_user;
 SET sketchshare.max_shared_object_size = -1;
