@@ -23,6 +23,7 @@ namespace shared {
 namespace {
 
 GeometryValidator validators[5];
+LockWordsReset lock_words_resets[5];
 
 int kind_index(uint32_t kind) {
     switch (kind) {
@@ -263,7 +264,10 @@ const char* kind_name(uint32_t kind) {
     }
 }
 
-void register_kind(Kind kind, GeometryValidator validator) { validators[kind_index(uint32_t(kind))] = validator; }
+void register_kind(Kind kind, GeometryValidator validator, LockWordsReset reset_lock_words) {
+    validators[kind_index(uint32_t(kind))] = validator;
+    lock_words_resets[kind_index(uint32_t(kind))] = reset_lock_words;
+}
 
 uint64_t header_checksum(const FileHeader& h) {
     const uint8_t* start = reinterpret_cast<const uint8_t*>(&h) + sizeof(h.magic);
@@ -426,7 +430,40 @@ FileHeader read_header(const std::string& path, const char* label, uint32_t expe
     return read_and_validate(fd.fd, size, path, label, expected_kind);
 }
 
-Mapping attach_file(const std::string& path, const char* label, uint32_t expected_kind, bool writable) {
+namespace {
+
+// The lock words name their holders by process id, which means something
+// only in the server run that wrote them. A file carried over from another
+// run (a base backup taken while an add held a reader slot or a stripe, then
+// started as a standby elsewhere; a file-level backup put back) may name ids
+// that now belong to unrelated live processes, on which a writer would wait
+// forever, and an add would spin forever inside the lock on a stripe. So the
+// first process of a run to map the file for writing clears the lock words:
+// flock keeps the others of that run out until it is done, and after it they
+// find lock_run current, so no holder of this run is ever cleared.
+void adopt_lock(int fd, const Mapping& m, uint64_t run, const char* label) {
+    FileHeader* h = m.header();
+    if (__atomic_load_n(&h->lock_run, __ATOMIC_ACQUIRE) == run) return;
+    int rc;
+    while ((rc = flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
+    }
+    if (rc != 0) fail(Errc::io_error, "could not lock the file of shared object \"%s\": %s", label, errstr(errno).c_str());
+    if (__atomic_load_n(&h->lock_run, __ATOMIC_ACQUIRE) != run) {
+        h->lock.writer = 0;
+        h->lock.waiters = 0;
+        h->lock.slotless = 0;
+        std::memset(m.slots(), 0, kReaderSlots * sizeof(uint32_t));
+        std::memset(m.base + kStripesOffset, 0, kItemStripes * sizeof(uint32_t));
+        if (LockWordsReset reset = lock_words_resets[kind_index(h->kind)]) reset(m.payload());
+        __atomic_store_n(&h->lock_run, run, __ATOMIC_RELEASE);
+    }
+    flock(fd, LOCK_UN);
+}
+
+}  // namespace
+
+Mapping attach_file(const std::string& path, const char* label, uint32_t expected_kind, bool writable,
+                    uint64_t run) {
     uint64_t size = 0;
     Fd fd(open_existing(path, label, writable, &size));
     FileHeader h = read_and_validate(fd.fd, size, path, label, expected_kind);
@@ -444,6 +481,14 @@ Mapping attach_file(const std::string& path, const char* label, uint32_t expecte
     m.base = static_cast<uint8_t*>(base);
     m.size = h.total_bytes;
     m.writable = writable;
+    if (writable) {
+        try {
+            adopt_lock(fd.fd, m, run, label);
+        } catch (...) {
+            unmap(m);
+            throw;
+        }
+    }
     return m;
 }
 

@@ -59,6 +59,7 @@ struct FileHeader {
     uint32_t acl_generation;     // bumped when privileges change
     alignas(64) uint64_t ops;    // write-path calls
     alignas(64) RWLockWords lock;
+    uint64_t lock_run;  // the server run whose processes the lock words name (adopt_lock)
 };
 static_assert(sizeof(FileHeader) <= kSlotsOffset, "header overflows the slot table");
 static_assert(offsetof(FileHeader, flags) % 64 == 0, "mutable words start a cache line");
@@ -70,7 +71,10 @@ static_assert(offsetof(FileHeader, lock) == 384, "test/scripts/shared_crash.sh w
 // Error naming `label` when they disagree. Registered once per kind.
 using GeometryValidator = void (*)(const char* label, const uint8_t* geometry, uint32_t geometry_len,
                                    uint64_t payload_bytes);
-void register_kind(Kind kind, GeometryValidator validator);
+// Clears the process ids a kind keeps in its payload besides the header's
+// lock (a reservoir's mutex), with the header's lock words (attach_file).
+using LockWordsReset = void (*)(uint8_t* payload);
+void register_kind(Kind kind, GeometryValidator validator, LockWordsReset reset_lock_words = nullptr);
 
 uint64_t header_checksum(const FileHeader& h);
 
@@ -112,8 +116,10 @@ enum class Existing {
 void create_file(const std::string& path, const char* label, const CreateSpec& spec, Existing existing);
 
 // Opens path (O_NOFOLLOW), validates the header against the file and maps it.
-// expected_kind 0 accepts every known kind. The file is never modified.
-Mapping attach_file(const std::string& path, const char* label, uint32_t expected_kind, bool writable);
+// expected_kind 0 accepts every known kind. A read-only mapping never modifies
+// the file; a writable one first adopts the lock for `run` (adopt_lock).
+Mapping attach_file(const std::string& path, const char* label, uint32_t expected_kind, bool writable,
+                    uint64_t run);
 
 // Reads and validates only the header (no mapping). Throws like attach_file.
 FileHeader read_header(const std::string& path, const char* label, uint32_t expected_kind);

@@ -61,6 +61,8 @@ void unlock(uint32_t* word, uint32_t owner) noexcept {
     __atomic_compare_exchange_n(word, &expected, 0, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
+void reset_lock_words(uint8_t* payload) noexcept { reinterpret_cast<Control*>(payload)->mutex = 0; }
+
 Geometry make_geometry(int64_t k, int64_t item_size, bool weighted, uint64_t initial_seed) {
     if (k < 1 || k > kMaxK)
         fail(Errc::invalid_parameter, "shared reservoir size k must be between 1 and %lld, not %lld",

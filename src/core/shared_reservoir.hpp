@@ -94,6 +94,9 @@ uint64_t payload_bytes(const Geometry& g);
 // go of everything, checks for interrupts and tries again.
 bool try_lock(uint32_t* word, uint32_t owner, unsigned spins) noexcept;
 void unlock(uint32_t* word, uint32_t owner) noexcept;
+// Frees the mutex of a payload whose holder belongs to another server run
+// (registered as the kind's shared::LockWordsReset; a pending journal stays).
+void reset_lock_words(uint8_t* payload) noexcept;
 
 // A view of one mapped payload.
 class View {

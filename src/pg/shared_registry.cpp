@@ -26,6 +26,7 @@ extern "C" {
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
+#include "utils/timestamp.h"
 }
 
 namespace sh = sketch::shared;
@@ -37,10 +38,15 @@ namespace {
 
 HTAB* cache = nullptr;
 uint64 local_epoch = 1;  // bumped by this backend's catalog changes
+
+// The server run a file's lock words must belong to (sh::attach_file clears
+// words of another): the postmaster's start time, new at every start.
+uint64 server_run() { return uint64(PgStartTime); }
 uint64 role_epoch = 1;   // bumped by role and membership invalidations
 bool callbacks_registered = false;
 
 sketch::shared::GeometryValidator pg_validators[4];
+sketch::shared::LockWordsReset pg_lock_words_resets[4];
 Describer describers[4];
 
 int kind_slot(uint32 kind) {
@@ -94,7 +100,7 @@ void bump_acl(const char* name, uint64 file_id) {
     char path[MAXPGPATH];
     object_path(name, path, sizeof path);
     try {
-        sh::Mapping m = sh::attach_file(path, name, 0, true);
+        sh::Mapping m = sh::attach_file(path, name, 0, true, server_run());
         if (m.header()->file_id == file_id) __atomic_fetch_add(&m.header()->acl_generation, 1, __ATOMIC_SEQ_CST);
         sh::unmap(m);
     } catch (...) {
@@ -317,7 +323,7 @@ void load(Entry* e, CatalogRow row) {
     char path[MAXPGPATH];
     object_path(e->name, path, sizeof path);
     const bool writable = !row.readonly;
-    sh::Mapping m = guarded([&] { return sh::attach_file(path, e->name, row.kind, writable); });
+    sh::Mapping m = guarded([&] { return sh::attach_file(path, e->name, row.kind, writable, server_run()); });
     // The grants are read again after acl_generation: a grant that commits
     // in between either is in them or bumps the generation after this read.
     const uint32 acl = __atomic_load_n(&m.header()->acl_generation, __ATOMIC_ACQUIRE);
@@ -399,10 +405,12 @@ void check_kind(const Entry* e, uint32 kind) {
 
 }  // namespace
 
-void register_pg_kind(sh::Kind kind, sh::GeometryValidator validator, Describer describe) {
+void register_pg_kind(sh::Kind kind, sh::GeometryValidator validator, Describer describe,
+                      sh::LockWordsReset reset_lock_words) {
     const int s = kind_slot(uint32(kind));
     if (s < 0) return;
     pg_validators[s] = validator;
+    pg_lock_words_resets[s] = reset_lock_words;
     describers[s] = describe;
 }
 
@@ -414,7 +422,7 @@ void ensure_kinds_registered() {
     done = true;
     for (sh::Kind k : {sh::Kind::bloom, sh::Kind::cbf, sh::Kind::reservoir}) {
         const int s = kind_slot(uint32(k));
-        if (s >= 0 && pg_validators[s] != nullptr) sh::register_kind(k, pg_validators[s]);
+        if (s >= 0 && pg_validators[s] != nullptr) sh::register_kind(k, pg_validators[s], pg_lock_words_resets[s]);
     }
 }
 

@@ -60,7 +60,7 @@ void describe(const uint8_t* blob, uint32_t len, ss::GeometryInfo* out) {
     out->k = int32(g.k);
 }
 
-[[maybe_unused]] const bool registered = (ss::register_pg_kind(sh::Kind::reservoir, validate, describe), true);
+[[maybe_unused]] const bool registered = (ss::register_pg_kind(sh::Kind::reservoir, validate, describe, sr::reset_lock_words), true);
 
 sr::View view_of(const ss::Entry* e) { return sr::View(from_blob(e->map.header()->geometry), e->map.payload()); }
 

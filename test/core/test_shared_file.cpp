@@ -21,6 +21,8 @@ namespace sh = sketch::shared;
 
 namespace {
 
+constexpr uint64_t kRun = 1;  // the server run the tests map files in
+
 // The test kind: geometry is one uint64, the payload size.
 void validate_test_geometry(const char* label, const uint8_t* g, uint32_t len, uint64_t payload) {
     uint64_t want = 0;
@@ -65,7 +67,7 @@ protected:
     // The error message of attaching p, "" if it attaches.
     static std::string attach_error(const std::string& p) {
         try {
-            sh::Mapping m = sh::attach_file(p, "obj", 0, true);
+            sh::Mapping m = sh::attach_file(p, "obj", 0, true, kRun);
             sh::unmap(m);
             return "";
         } catch (const sketch::Error& e) {
@@ -95,7 +97,7 @@ TEST_F(SharedFile, CreateThenAttach) {
     EXPECT_EQ(st.st_mode & 0777, 0600u);
     EXPECT_EQ(uint64_t(st.st_size), sh::kHeaderBytes + geometry);
     EXPECT_GE(uint64_t(st.st_blocks) * 512, uint64_t(st.st_size));  // blocks reserved up front
-    sh::Mapping m = sh::attach_file(p, "a", uint32_t(sh::Kind::test), true);
+    sh::Mapping m = sh::attach_file(p, "a", uint32_t(sh::Kind::test), true, kRun);
     EXPECT_EQ(m.header()->magic, sh::kMagic);
     EXPECT_EQ(m.header()->file_id, 42u);
     EXPECT_EQ(m.header()->payload_bytes, geometry);
@@ -113,7 +115,7 @@ TEST_F(SharedFile, InitialPayloadAndFlags) {
     s.initial_payload = payload.data();
     s.initial_flags = sh::kFrozen;
     sh::create_file(path("b"), "b", s, sh::Existing::refuse);
-    sh::Mapping m = sh::attach_file(path("b"), "b", 0, false);
+    sh::Mapping m = sh::attach_file(path("b"), "b", 0, false, kRun);
     EXPECT_EQ(m.payload()[geometry - 1], 0xab);
     EXPECT_EQ(sh::load_flags(m.header()), uint32_t(sh::kFrozen));
     sh::unmap(m);
@@ -180,7 +182,7 @@ TEST_F(SharedFile, DamagedFilesAreRefusedAndLeftUntouched) {
 TEST_F(SharedFile, WrongKindIsRefused) {
     sh::create_file(path("k"), "k", spec(), sh::Existing::refuse);
     try {
-        sh::attach_file(path("k"), "k", uint32_t(sh::Kind::cbf), true);
+        sh::attach_file(path("k"), "k", uint32_t(sh::Kind::cbf), true, kRun);
         ADD_FAILURE();
     } catch (const sketch::Error& e) {
         EXPECT_NE(std::string(e.what()).find("holds a test, not a cbf"), std::string::npos) << e.what();
@@ -252,7 +254,7 @@ TEST_F(SharedFile, FailedReservationLeavesNoFile) {
 TEST_F(SharedFile, RemoveMarksDroppedForExistingMappings) {
     std::string p = path("r");
     sh::create_file(p, "r", spec(11), sh::Existing::refuse);
-    sh::Mapping m = sh::attach_file(p, "r", 0, true);
+    sh::Mapping m = sh::attach_file(p, "r", 0, true, kRun);
     EXPECT_FALSE(sh::remove_file(p, 12));  // another incarnation: left alone
     EXPECT_EQ(access(p.c_str(), F_OK), 0);
     EXPECT_TRUE(sh::remove_file(p, 11));
@@ -260,6 +262,46 @@ TEST_F(SharedFile, RemoveMarksDroppedForExistingMappings) {
     EXPECT_TRUE(sh::load_flags(m.header()) & sh::kDropped);
     sh::unmap(m);
     EXPECT_FALSE(sh::remove_file(p, 0));
+}
+
+// Lock words left by another server run (a file copied while they were held)
+// are cleared by the run's first writable mapping, so a live process whose id
+// they happen to name holds nothing; the kind's own words (its registered
+// reset) go too. A later mapping in the same run leaves the words of that
+// run's holders alone. A read-only mapping changes nothing.
+TEST_F(SharedFile, AFileFromAnotherRunHasItsLockCleared) {
+    sh::register_kind(sh::Kind::test, validate_test_geometry, [](uint8_t* payload) { std::memset(payload, 0, 4); });
+    std::string p = path("run");
+    sh::create_file(p, "run", spec(31), sh::Existing::refuse);
+    const uint32_t live = uint32_t(getpid());  // alive, as an unrelated process of the new run would be
+    {
+        sh::Mapping old = sh::attach_file(p, "run", 0, true, kRun);
+        old.header()->lock.writer = live;
+        old.header()->lock.slotless = 2;
+        old.slots()[17] = live;
+        reinterpret_cast<uint32_t*>(old.base + sh::kStripesOffset)[900] = live;
+        std::memcpy(old.payload(), &live, 4);
+        sh::unmap(old);
+    }
+    sh::Mapping ro = sh::attach_file(p, "run", 0, false, kRun + 1);
+    EXPECT_EQ(ro.header()->lock.writer, live);
+    EXPECT_EQ(ro.header()->lock_run, kRun);
+    sh::unmap(ro);
+
+    sh::Mapping m = sh::attach_file(p, "run", 0, true, kRun + 1);
+    EXPECT_EQ(m.header()->lock_run, kRun + 1);
+    EXPECT_EQ(m.lock().writer(), 0u);
+    EXPECT_EQ(m.lock().readers(), 0u);
+    EXPECT_EQ(reinterpret_cast<uint32_t*>(m.base + sh::kStripesOffset)[900], 0u);
+    EXPECT_EQ(m.payload()[0] | m.payload()[3], 0);
+    EXPECT_EQ(m.lock().lock_exclusive(live + 1, 0), sketch::LockResult::acquired);  // nothing to wait for
+    m.lock().unlock_exclusive(live + 1);
+
+    m.header()->lock.writer = live;  // held in this run: a second mapping of the run keeps it
+    sh::Mapping again = sh::attach_file(p, "run", 0, true, kRun + 1);
+    EXPECT_EQ(again.lock().writer(), live);
+    sh::unmap(again);
+    sh::unmap(m);
 }
 
 // A drop removes what damage left of its file, so the name can be created
@@ -324,7 +366,7 @@ TEST_F(SharedFile, RemoveTakesWhatDamageLeftOfTheDroppedFile) {
 TEST_F(SharedFile, ReplacedOrphanIsMarkedDropped) {
     std::string p = path("o");
     sh::create_file(p, "o", spec(31), sh::Existing::refuse);
-    sh::Mapping m = sh::attach_file(p, "o", 0, true);
+    sh::Mapping m = sh::attach_file(p, "o", 0, true, kRun);
     sh::create_file(p, "o", spec(32), sh::Existing::replace_orphan);
     EXPECT_TRUE(sh::load_flags(m.header()) & sh::kDropped);
     EXPECT_EQ(sh::read_header(p, "o", 0).file_id, 32u);
@@ -405,13 +447,13 @@ TEST_F(SharedFile, CopyRequiresFrozenAndCleansTheHeader) {
     sh::create_file(p, "src", spec(1), sh::Existing::refuse);
     EXPECT_THROW(sh::copy_file(p, path("dst"), "src", true, 2), sketch::Error);
     EXPECT_NE(access(path("dst").c_str(), F_OK), 0);
-    sh::Mapping m = sh::attach_file(p, "src", 0, true);
+    sh::Mapping m = sh::attach_file(p, "src", 0, true, kRun);
     m.payload()[1] = 7;
     m.header()->lock.writer = 12345;  // a stale lock word is not copied
     sh::add_ops(m.header(), 3);
     sh::set_flags(m.header(), sh::kFrozen);
     sh::copy_file(p, path("dst"), "src", true, 2);
-    sh::Mapping c = sh::attach_file(path("dst"), "dst", 0, false);
+    sh::Mapping c = sh::attach_file(path("dst"), "dst", 0, false, kRun);
     EXPECT_EQ(c.header()->file_id, 2u);
     EXPECT_EQ(c.payload()[1], 7);
     EXPECT_EQ(c.header()->lock.writer, 0u);
@@ -491,7 +533,7 @@ TEST_F(SharedFile, FoldersOfDroppedDatabases) {
 
     const std::string db = path("123");
     sh::create_file(db + "/obj", "obj", spec(), sh::Existing::refuse);
-    sh::Mapping m = sh::attach_file(db + "/obj", "obj", 0, true);
+    sh::Mapping m = sh::attach_file(db + "/obj", "obj", 0, true, kRun);
     spit(db + "/stray", "not an object file");
     ASSERT_EQ(mkdir((db + "/sub").c_str(), 0700), 0);
     sh::remove_folder(db);

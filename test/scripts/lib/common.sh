@@ -147,9 +147,12 @@ object_dir() {
     echo "$(q "SHOW data_directory")/sketchshare/$(q "SELECT oid FROM pg_database WHERE datname = current_database()")"
 }
 
-# put_u32 FILE OFFSET VALUE: write VALUE as 4 little-endian bytes at OFFSET
-# of an object file (a holder's process id in a lock word, damage in a payload).
+# put_u32 FILE OFFSET VALUE [COUNT]: write VALUE as 4 little-endian bytes at
+# OFFSET of an object file, COUNT times in a row (default 1): a holder's
+# process id in lock words, damage in a payload.
 put_u32() {
-    printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($3 & 255)) $((($3 >> 8) & 255)) $((($3 >> 16) & 255)) $((($3 >> 24) & 255)))" |
-        dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+    local word i
+    word=$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $(($3 & 255)) $((($3 >> 8) & 255)) $((($3 >> 16) & 255)) $((($3 >> 24) & 255)))
+    for ((i = 0; i < ${4:-1}; i++)); do printf "$word"; done |
+        dd of="$1" bs=4 oflag=seek_bytes seek="$2" conv=notrunc status=none
 }
