@@ -66,12 +66,14 @@ run_regress() {
     tally "$ok" "$bad"
 }
 
+# A script test that hangs (a wait that stopped being cancellable, say)
+# fails after 10 minutes instead of holding up the run.
 run_script_tests() {
     local t
     for t in "$SKETCH_ROOT"/test/scripts/*.sh; do
         [ -e "$t" ] || continue
         echo "== script test $(basename "$t")"
-        if bash "$t" >"$OUT/$(basename "$t").log" 2>&1; then
+        if timeout --kill-after=10 600 bash "$t" >"$OUT/$(basename "$t").log" 2>&1; then
             echo "ok"; tally 1 0
         else
             tail -40 "$OUT/$(basename "$t").log"; echo "FAILED"; tally 0 1

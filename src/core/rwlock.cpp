@@ -173,31 +173,29 @@ void RWLock::unlock_exclusive(uint32_t owner) noexcept {
     if (cas(&w_->writer, owner, 0) && load(&w_->waiters) != 0) futex_wake(&w_->writer, INT_MAX);
 }
 
-uint32_t StripeLock::lock(uint64_t item_hash, uint32_t owner) noexcept {
-    const uint32_t stripe = uint32_t((item_hash >> 40) % kItemStripes);
-    uint32_t* word = &words_[stripe];
-    for (unsigned spins = 0;; ++spins) {
+bool try_lock_word(uint32_t* word, uint32_t owner, unsigned spins) noexcept {
+    for (unsigned i = 0; i < spins; ++i) {
         uint32_t held = __atomic_load_n(word, __ATOMIC_RELAXED);
-        if (held == 0) {
+        if (held == 0 || held == owner) {
             if (__atomic_compare_exchange_n(word, &held, owner, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-                return stripe;
+                return true;
             continue;
         }
-        if (spins < 64) {
-            __builtin_ia32_pause();
-        } else if (held == owner || (spins % 64 == 0 && !RWLock::alive(held))) {
-            // a dead holder (or our own stale claim): take it over
-            if (__atomic_compare_exchange_n(word, &held, owner, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-                return stripe;
-        } else {
+        if ((i & 63) == 63) {
+            if (!RWLock::alive(held) &&
+                __atomic_compare_exchange_n(word, &held, owner, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+                return true;
             sched_yield();  // the holder is alive, maybe descheduled
+        } else {
+            __builtin_ia32_pause();
         }
     }
+    return false;
 }
 
-void StripeLock::unlock(uint32_t stripe, uint32_t owner) noexcept {
-    uint32_t expected = owner;
-    __atomic_compare_exchange_n(&words_[stripe], &expected, 0, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+void unlock_word(uint32_t* word, uint32_t owner) noexcept {
+    uint32_t expected = owner;  // fails only if the word was taken over, its holder believed dead
+    __atomic_compare_exchange_n(word, &expected, 0, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
 uint32_t RWLock::writer() const noexcept { return load(&w_->writer); }

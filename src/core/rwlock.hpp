@@ -60,19 +60,29 @@ private:
     uint32_t* slots_;
 };
 
-// Item stripes: tiny PID-encoded spin locks (one 32-bit word each) that make
-// one item's k counter updates atomic with respect to other adds of the same
-// item, so two processes adding the same new item at once cannot both be told
-// "new". A holder keeps one for a few nanoseconds and never blocks inside it;
-// a holder found dead is stolen from.
+// A spin lock in one 32-bit word holding its holder's id (0: free), for
+// holds of nanoseconds that never block. try_lock_word tries `spins` times,
+// pausing, and every 64th time checks whether the holder is alive (a dead
+// holder's claim, or a stale claim of owner itself, is taken over) and yields
+// the CPU. It returns false if a live process kept the word throughout: the
+// caller then lets go of everything, checks for interrupts and tries again,
+// so a holder that stopped (SIGSTOP, a debugger) cannot make a wait endless.
+bool try_lock_word(uint32_t* word, uint32_t owner, unsigned spins) noexcept;
+void unlock_word(uint32_t* word, uint32_t owner) noexcept;
+
+// Item stripes: spin words that make one item's k counter updates atomic
+// with respect to other adds of the same item, so two processes adding the
+// same new item at once cannot both be told "new".
 constexpr uint32_t kItemStripes = 1024;
 
 class StripeLock {
 public:
     explicit StripeLock(uint32_t* words) : words_(words) {}
-    // Returns the stripe index locked for a 64-bit item hash.
-    uint32_t lock(uint64_t item_hash, uint32_t owner) noexcept;
-    void unlock(uint32_t stripe, uint32_t owner) noexcept;
+    static uint32_t stripe_of(uint64_t item_hash) noexcept { return uint32_t((item_hash >> 40) % kItemStripes); }
+    bool try_lock(uint32_t stripe, uint32_t owner, unsigned spins) noexcept {
+        return try_lock_word(&words_[stripe], owner, spins);
+    }
+    void unlock(uint32_t stripe, uint32_t owner) noexcept { unlock_word(&words_[stripe], owner); }
 
 private:
     uint32_t* words_;

@@ -4,11 +4,8 @@
 #include <cstring>
 #include <new>
 
-#include <sched.h>
-
 #include "error.hpp"
 #include "reservoir.hpp"
-#include "rwlock.hpp"
 
 namespace sketch::shared_reservoir {
 
@@ -35,31 +32,6 @@ T load_acquire(const T* p) {
 }
 
 }  // namespace
-
-bool try_lock(uint32_t* word, uint32_t owner, unsigned spins) noexcept {
-    for (unsigned i = 0; i < spins; ++i) {
-        uint32_t held = __atomic_load_n(word, __ATOMIC_RELAXED);
-        if (held == 0 || held == owner) {
-            if (__atomic_compare_exchange_n(word, &held, owner, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-                return true;
-            continue;
-        }
-        if ((i & 63) == 63) {
-            if (!sketch::RWLock::alive(held) &&
-                __atomic_compare_exchange_n(word, &held, owner, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-                return true;
-            sched_yield();  // the holder is alive, maybe descheduled
-        } else {
-            __builtin_ia32_pause();
-        }
-    }
-    return false;
-}
-
-void unlock(uint32_t* word, uint32_t owner) noexcept {
-    uint32_t expected = owner;
-    __atomic_compare_exchange_n(word, &expected, 0, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
-}
 
 void reset_lock_words(uint8_t* payload) noexcept { reinterpret_cast<Control*>(payload)->mutex = 0; }
 

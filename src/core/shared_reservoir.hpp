@@ -67,7 +67,7 @@ struct Control {
     uint64_t rng[4];  // xoshiro256** state; all zero: not yet seeded
     uint64_t stored;  // adds that stored their item (diagnostics)
     uint64_t recoveries;  // journals replayed after a crash
-    // The reservoir's own mutex: a PID-encoded spin word (try_lock below),
+    // The reservoir's own mutex: a spin word (rwlock.hpp: try_lock_word),
     // held for the few hundred nanoseconds of one add or copy, taken over
     // from a holder found dead. Mutators and readers take the
     // object's rwlock shared and then this; freeze takes the rwlock
@@ -87,13 +87,6 @@ Geometry make_geometry(int64_t k, int64_t item_size, bool weighted, uint64_t ini
 void check_geometry(const char* label, const Geometry& g, uint64_t payload_bytes);
 uint64_t payload_bytes(const Geometry& g);
 
-// The mutex word: tries `spins` times (pausing, and every 64th time checking
-// whether the holder is alive and yielding the CPU) to take it for `owner`;
-// a dead holder's claim (or a stale claim of owner itself) is taken over.
-// Returns false if a live process kept it throughout: the caller then lets
-// go of everything, checks for interrupts and tries again.
-bool try_lock(uint32_t* word, uint32_t owner, unsigned spins) noexcept;
-void unlock(uint32_t* word, uint32_t owner) noexcept;
 // Frees the mutex of a payload whose holder belongs to another server run
 // (registered as the kind's shared::LockWordsReset; a pending journal stays).
 void reset_lock_words(uint8_t* payload) noexcept;

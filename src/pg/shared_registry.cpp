@@ -598,6 +598,12 @@ void lock_shared(Entry* e, sketch::ReadTicket* ticket) {
 
 void unlock_shared(Entry* e, const sketch::ReadTicket& ticket) { e->map.lock().unlock_shared(lock_owner_id(), ticket); }
 
+void back_off(Entry* e, const sketch::ReadTicket& ticket) {
+    unlock_shared(e, ticket);
+    CHECK_FOR_INTERRUPTS();
+    pg_usleep(100);
+}
+
 void lock_exclusive(Entry* e) {
     sketch::RWLock lock = e->map.lock();
     while (lock.lock_exclusive(lock_owner_id(), kSliceMs) != sketch::LockResult::acquired) CHECK_FOR_INTERRUPTS();

@@ -108,6 +108,24 @@ void lock_exclusive(Entry* e);
 void unlock_exclusive(Entry* e);
 inline uint32 lock_owner_id() { return uint32(MyProcPid); }
 
+// lock_shared for a change: raises 55000 (holding nothing) if the object was
+// frozen before the lock was taken (a freeze may have won the race with the
+// caller's check_mutable).
+inline void lock_shared_to_change(Entry* e, sketch::ReadTicket* ticket) {
+    lock_shared(e, ticket);
+    if (is_frozen(e)) {
+        unlock_shared(e, *ticket);
+        check_mutable(e);
+    }
+}
+
+// Spin words (sketch::try_lock_word: item stripes, a reservoir's mutex) are
+// taken under the shared lock. When a live process keeps one through
+// kLockWordSpins tries, back_off lets go of the shared lock and checks for
+// interrupts, and the caller tries again: the wait stays cancellable.
+constexpr unsigned kLockWordSpins = 1024;
+void back_off(Entry* e, const sketch::ReadTicket& ticket);
+
 // The elements of an array of any element type (palloc'd), NULLs flagged.
 void array_elements(ArrayType* items, Datum** values, bool** nulls, int* n);
 
@@ -115,26 +133,28 @@ void array_elements(ArrayType* items, Datum** values, bool** nulls, int* n);
 // in the call-site cache); returns a palloc'd array and their number.
 sketch::Hash128* hash_array_arg(FunctionCallInfo fcinfo, int argno, uint64_t seed, int* count);
 
-// Adds n hashed items under one shared acquisition of the lock, each under
-// its stripe so concurrent adds of one item report "new" once; `insert`
-// (bool(const Hash128&), must not raise) does the kind's atomic add. Counts
-// one op. Returns how many were probably new; raises 55000 if the object was
-// frozen before the lock was taken.
+// Adds n hashed items under one shared acquisition of the lock (more only
+// if a stripe stays held: back_off), each under its stripe so concurrent adds
+// of one item report "new" once; `insert` (bool(const Hash128&), must not
+// raise) does the kind's atomic add. Counts one op. Returns how many were
+// probably new; raises 55000 if the object was frozen before the lock was
+// taken.
 template <typename Insert>
 int64 add_hashes_shared(Entry* e, const sketch::Hash128* hashes, int n, Insert insert) {
     const uint32 me = lock_owner_id();
-    sketch::ReadTicket ticket;
-    lock_shared(e, &ticket);
-    if (is_frozen(e)) {
-        unlock_shared(e, ticket);
-        check_mutable(e);
-    }
     sketch::StripeLock stripes = e->map.stripes();
+    sketch::ReadTicket ticket;
     int64 fresh = 0;
-    for (int i = 0; i < n; ++i) {
-        const uint32 stripe = stripes.lock(hashes[i].lo, me);
-        fresh += insert(hashes[i]);
-        stripes.unlock(stripe, me);
+    for (int i = 0;;) {
+        lock_shared_to_change(e, &ticket);
+        for (; i < n; ++i) {
+            const uint32 stripe = sketch::StripeLock::stripe_of(hashes[i].lo);
+            if (!stripes.try_lock(stripe, me, kLockWordSpins)) break;
+            fresh += insert(hashes[i]);
+            stripes.unlock(stripe, me);
+        }
+        if (i == n) break;
+        back_off(e, ticket);
     }
     sketch::shared::add_ops(e->map.header(), 1);
     unlock_shared(e, ticket);

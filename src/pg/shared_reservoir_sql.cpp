@@ -179,25 +179,20 @@ struct Held {
     uint32 me;
 };
 
-constexpr unsigned kSpins = 1024;
-
 void lock_reservoir(ss::Entry* e, const sr::View& v, Held* h, bool for_write) {
     h->me = ss::lock_owner_id();
     for (;;) {
-        ss::lock_shared(e, &h->ticket);
-        if (for_write && ss::is_frozen(e)) {  // a freeze may have won the race
-            ss::unlock_shared(e, h->ticket);
-            ss::check_mutable(e);
-        }
-        if (sr::try_lock(v.mutex(), h->me, kSpins)) return;
-        ss::unlock_shared(e, h->ticket);
-        CHECK_FOR_INTERRUPTS();
-        pg_usleep(100);
+        if (for_write)
+            ss::lock_shared_to_change(e, &h->ticket);
+        else
+            ss::lock_shared(e, &h->ticket);
+        if (sketch::try_lock_word(v.mutex(), h->me, ss::kLockWordSpins)) return;
+        ss::back_off(e, h->ticket);
     }
 }
 
 void unlock_reservoir(ss::Entry* e, const sr::View& v, const Held& h) {
-    sr::unlock(v.mutex(), h.me);
+    sketch::unlock_word(v.mutex(), h.me);
     ss::unlock_shared(e, h.ticket);
 }
 

@@ -34,7 +34,9 @@ int racing_adds(bool use_stripes, int* total_new) {
             for (int i = 0; i < kItems; ++i) {
                 const sketch::Hash128 h = sketch::hash_int(i);
                 if (use_stripes) {
-                    const uint32_t s = stripes.lock(h.lo, id);
+                    const uint32_t s = sketch::StripeLock::stripe_of(h.lo);
+                    while (!stripes.try_lock(s, id, 1024)) {
+                    }
                     fresh[t][i] = cbf::add_atomic(g, counters.data(), h);
                     stripes.unlock(s, id);
                 } else {

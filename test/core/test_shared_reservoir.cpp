@@ -11,9 +11,6 @@
 #include <thread>
 #include <vector>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "error.hpp"
 #include "rwlock.hpp"
 #include "shared_reservoir.hpp"
@@ -241,11 +238,11 @@ TEST(SharedReservoir, ThreadsUnderTheLock) {
                     sketch::ReadTicket ticket;
                     while (lock.lock_shared(me, 20, &ticket) != sketch::LockResult::acquired) {
                     }
-                    while (!sr::try_lock(r.view.mutex(), me, 1024)) {
+                    while (!sketch::try_lock_word(r.view.mutex(), me, 1024)) {
                     }
                     r.view.recover();
                     r.add(item, 1.0 + i % 3);
-                    sr::unlock(r.view.mutex(), me);
+                    sketch::unlock_word(r.view.mutex(), me);
                     lock.unlock_shared(me, ticket);
                 }
             });
@@ -261,26 +258,6 @@ TEST(SharedReservoir, ThreadsUnderTheLock) {
             EXPECT_TRUE(t >= 0 && t < kThreads && n >= 0 && n < kAdds) << it;
         }
     }
-}
-
-// The mutex: taken and released; refused while a live process holds it;
-// taken over from a dead holder.
-TEST(SharedReservoir, MutexTakesOverDeadHolders) {
-    uint32_t word = 0;
-    const uint32_t me = sketch::current_process_id();
-    EXPECT_TRUE(sr::try_lock(&word, me, 10));
-    EXPECT_EQ(word, me);
-    sr::unlock(&word, me);
-    EXPECT_EQ(word, 0u);
-    word = 1;  // init: alive, never us
-    EXPECT_FALSE(sr::try_lock(&word, me, 200));
-    EXPECT_EQ(word, 1u);
-    pid_t child = fork();
-    if (child == 0) _exit(0);
-    waitpid(child, nullptr, 0);
-    word = uint32_t(child);  // a process that has exited
-    EXPECT_TRUE(sr::try_lock(&word, me, 200));
-    EXPECT_EQ(word, me);
 }
 
 }  // namespace

@@ -84,4 +84,24 @@ check "lookups take no lock: contains answers while a writer holds it" "SELECT s
 kill "$holder"; wait "$holder" 2>/dev/null || true
 check "once the holder is gone, a writer gets the lock within a second" \
     "SELECT shared_cbf_add('crash', 'unblocked') AND shared_cbf_remove('crash', 'unblocked')" 1s
+
+# A live process holding every item stripe, as one stopped (SIGSTOP, a
+# debugger) inside an add would hold one: an add then lets go of the lock
+# between tries and checks for interrupts, so statement_timeout ends it and a
+# writer gets in meanwhile; once the holder is gone its stripes are taken over.
+sleep 60 &
+holder=$!
+PIDS+=($holder)
+stripes_offset=8192  # kStripesOffset, src/core/shared_file.hpp
+put_u32 "$file" "$stripes_offset" "$holder" 1024
+check_error "statement_timeout ends a wait for an item's stripe" "statement timeout" \
+    "SELECT shared_cbf_add('crash', 'striped')" 300ms
+PGOPTIONS="-c statement_timeout=10s" psql -X -At -c "SELECT shared_cbf_add('crash', 'striped')" >"$WORK/striped.out" 2>&1 &
+striped=$!
+sleep 0.3
+check "a writer gets the lock while an add waits for a stripe" "SELECT shared_cbf_remove('crash', 5) IS NOT NULL" 1s
+kill "$holder"; wait "$holder" 2>/dev/null || true
+wait $striped || fail "the waiting add: $(cat "$WORK/striped.out")"
+[ "$(cat "$WORK/striped.out")" = t ] || fail "the waiting add: $(cat "$WORK/striped.out")"
+echo "ok: once the stripes' holder is gone, the waiting add goes on"
 echo "all crash checks passed"
