@@ -38,12 +38,12 @@ namespace {
 
 HTAB* cache = nullptr;
 uint64 local_epoch = 1;  // bumped by this backend's catalog changes
+uint64 role_epoch = 1;   // bumped by role and membership invalidations
+bool callbacks_registered = false;
 
 // The server run a file's lock words must belong to (sh::attach_file clears
 // words of another): the postmaster's start time, new at every start.
 uint64 server_run() { return uint64(PgStartTime); }
-uint64 role_epoch = 1;   // bumped by role and membership invalidations
-bool callbacks_registered = false;
 
 sketch::shared::GeometryValidator pg_validators[4];
 sketch::shared::LockWordsReset pg_lock_words_resets[4];
