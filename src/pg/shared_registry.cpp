@@ -80,6 +80,12 @@ struct PendingAction {
 PendingAction* pending = nullptr;
 
 void push_pending(Pending what, const char* name, uint64 file_id) {
+    // A dropped object's file is removed once the commit is done, and that
+    // cannot be undone: the commit record must reach the WAL first, as
+    // PostgreSQL makes sure for the files of dropped relations. Under
+    // synchronous_commit = off it might not yet have, and a crash then would
+    // bring the catalog row back without its file.
+    if (what == Pending::dropped) ForceSyncCommit();
     auto* a = static_cast<PendingAction*>(MemoryContextAllocZero(TopMemoryContext, sizeof(PendingAction)));
     a->what = what;
     a->nest_level = GetCurrentTransactionNestLevel();
