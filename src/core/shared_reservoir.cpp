@@ -192,32 +192,45 @@ bool View::add(const uint8_t* bytes, uint32_t len, uint32_t flags, double weight
         std::memcpy(staging + 8, bytes, len);
     }
     if (crash_after == 1) return pos >= 0;
-    // 2. the journal
-    Journal& j = c->journal;
-    j.pos = int32_t(pos);
-    j.seen = seen;
-    j.count = new_count;
-    std::memcpy(j.rng, rng.state(), sizeof j.rng);
-    j.stored = c->stored + (pos >= 0 ? 1 : 0);
-    j.key = key;
-    if (crash_after == 2) return pos >= 0;
-    // 3. commit
-    store_release(&j.valid, uint32_t(1));
-    if (crash_after == 3) return pos >= 0;
-    // 4. apply
-    apply(j);
-    if (crash_after == 4) return pos >= 0;
-    // 5. done
-    store_release(&j.valid, uint32_t(0));
+    Journal next{};
+    next.pos = int32_t(pos);
+    next.seen = seen;
+    next.count = new_count;
+    std::memcpy(next.rng, rng.state(), sizeof next.rng);
+    next.stored = c->stored + (pos >= 0 ? 1 : 0);
+    next.key = key;
+    journaled(next, crash_after);
     return pos >= 0;
 }
 
-void View::clear() noexcept {
-    Control* c = control();
-    store_release(&c->journal.valid, uint32_t(0));
-    store_release(&c->count, uint64_t(0));
-    store_release(&c->seen, uint64_t(0));
-    c->stored = 0;
+void View::journaled(const Journal& next, int crash_after) noexcept {
+    // 2. the journal
+    Journal& j = control()->journal;
+    j.pos = next.pos;
+    j.seen = next.seen;
+    j.count = next.count;
+    std::memcpy(j.rng, next.rng, sizeof j.rng);
+    j.stored = next.stored;
+    j.key = next.key;
+    if (crash_after == 2) return;
+    // 3. commit
+    store_release(&j.valid, uint32_t(1));
+    if (crash_after == 3) return;
+    // 4. apply
+    apply(j);
+    if (crash_after == 4) return;
+    // 5. done
+    store_release(&j.valid, uint32_t(0));
+}
+
+// Through the journal too: seen, count and stored are set by separate
+// stores, and a process killed between two of them would leave values that
+// disagree, refused as damage (count is not min(seen, k)) from then on.
+void View::clear(int crash_after) noexcept {
+    Journal next{};
+    next.pos = -1;
+    std::memcpy(next.rng, control()->rng, sizeof next.rng);
+    journaled(next, crash_after);
 }
 
 void View::seed(uint64_t seed_value) noexcept {

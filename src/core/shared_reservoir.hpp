@@ -11,17 +11,18 @@
 //   weighted only: double keys[k]   log-key (log(u) / w) of each position
 //                  int32 heap[k]    positions as a min-heap by key
 //
-// Crash safety (a process killed at any instruction of an add, while holding
-// the mutex, which the next locker steals):
+// Crash safety (a process killed at any instruction of an add or a clear,
+// while holding the mutex, which the next locker steals):
 //   1. the new item is written into the staging slot (nobody reads it);
 //   2. the journal is filled: target position, new seen, count, RNG state, key;
-//   3. journal.valid = 1 (release store): the add is now committed;
+//   3. journal.valid = 1 (release store): the change is now committed;
 //   4. the journal is applied: staging -> slot, key, heap, seen, count, RNG;
 //   5. journal.valid = 0.
 // Step 4 consists of absolute assignments (the heap is rebuilt from the keys
 // on recovery), so replaying it after a crash anywhere in 4 or 5 is exact.
-// A crash before 3 leaves the previous state untouched. Every mutation and
-// every reader first calls recover() (or checks pending()).
+// A crash before 3 leaves the previous state untouched. A clear is steps 2
+// to 5 with no item (seen, count and stored 0). Every mutation and every
+// reader first calls recover() (or checks pending()).
 //
 // Locking is the caller's: every View method that changes the payload runs
 // with Control::mutex held (see src/pg/shared_reservoir_sql.cpp).
@@ -115,8 +116,9 @@ public:
     // returns true if it was stored. crash_after (tests only) stops after
     // that step (1..4) as a killed process would.
     bool add(const uint8_t* bytes, uint32_t len, uint32_t flags, double weight, int crash_after = 0) noexcept;
-    // Under the mutex: empties it (seen = 0), keeps the RNG.
-    void clear() noexcept;
+    // Under the mutex, after recover(): empties it (seen = 0), keeps the RNG.
+    // crash_after (tests only) stops after that step (2..4), as for add.
+    void clear(int crash_after = 0) noexcept;
     // Under the mutex: sets the RNG state from a seed.
     void seed(uint64_t seed) noexcept;
 
@@ -159,6 +161,9 @@ public:
     const char* check() const noexcept;
 
 private:
+    // Steps 2 to 5 of a change: fills the journal from `next`, commits,
+    // applies and closes it (crash_after as for add).
+    void journaled(const Journal& next, int crash_after) noexcept;
     void apply(const Journal& j) noexcept;
     void rebuild_heap(uint64_t count) noexcept;
 

@@ -219,6 +219,32 @@ TEST(SharedReservoir, CrashAfterEachStep) {
     }
 }
 
+// A clear stopped after each step: a reader sees the state before it (step
+// 2) or the empty one (3, 4: recovery replays the journal), never seen,
+// count and stored that disagree, and the reservoir fills again from empty.
+TEST(SharedReservoir, ClearStoppedAfterEachStep) {
+    for (bool weighted : {false, true}) {
+        for (int step = 2; step <= 4; ++step) {
+            Res r(8, 16, weighted, 7);
+            for (int i = 0; i < 30; ++i) r.add("item" + std::to_string(i), 1.0 + (i % 3));
+            r.view.clear(step);
+            const sr::View::State st = r.view.state();
+            EXPECT_EQ(st.seen, step >= 3 ? 0u : 30u) << weighted << " step " << step;
+            EXPECT_EQ(st.count, std::min<uint64_t>(st.seen, 8));
+            EXPECT_EQ(r.view.damage(true), nullptr) << weighted << " step " << step;
+            EXPECT_EQ(r.view.recover(), step >= 3);
+            ASSERT_EQ(r.view.check(), nullptr) << weighted << " step " << step;
+            EXPECT_EQ(r.view.seen(), step >= 3 ? 0u : 30u);
+            if (step >= 3) {
+                r.add("first", 5.0);
+                EXPECT_EQ(r.view.count(), 1u);
+                EXPECT_EQ(r.item(0), "first");
+            }
+            EXPECT_EQ(r.view.check(), nullptr);
+        }
+    }
+}
+
 // Threads (as processes would) add as the SQL face does: the object's rwlock
 // shared, then the reservoir's mutex. seen is exact, every sampled item is
 // one that was added.
