@@ -144,8 +144,8 @@ SELECT 'alive';
 SQL
 ) || { echo "$summary"; fail "the fuzzing session failed (a crash ends it)"; }
 echo "$summary"
-echo "$summary" | grep -q '^alive$' || fail "the session did not survive"
-echo "$summary" | grep -q 'BAD' && fail "internal or data_corrupted errors, or a value that did not read back (above)"
+grep -q '^alive$' <<<"$summary" || fail "the session did not survive"
+grep -q 'BAD' <<<"$summary" && fail "internal or data_corrupted errors, or a value that did not read back (above)"
 counts=$(echo "$summary" | grep -o 'accepted [0-9]* refused [0-9]*')
 read -r _ acc _ ref <<<"$counts"
 [ "$acc" -gt 0 ] && [ "$ref" -gt 0 ] || fail "expected both accepted and refused values, got: $counts"

@@ -34,9 +34,9 @@ round() {
     local plan
     plan=$(PGOPTIONS="-c sketchshare.prefetch=$setting" q "EXPLAIN (COSTS OFF) $stmt")
     if [ "$setting" = on ]; then
-        echo "$plan" | grep -q "Custom Scan (SketchPrefetch) on $t" || fail "$kind: no SketchPrefetch node in: $plan"
+        grep -q "Custom Scan (SketchPrefetch) on $t" <<<"$plan" || fail "$kind: no SketchPrefetch node in: $plan"
     else
-        echo "$plan" | grep -q "Seq Scan on $t" || fail "$kind: no Seq Scan in: $plan"
+        grep -q "Seq Scan on $t" <<<"$plan" || fail "$kind: no Seq Scan in: $plan"
     fi
     psql -X -q -v ON_ERROR_STOP=1 >"$WORK/other_$t.log" 2>&1 <<SQL &
 SET statement_timeout = '30s';
@@ -101,8 +101,8 @@ BEGIN
     UPDATE skew SET mark = 0;
 END \$\$" 2>&1)
     echo "$setting: $result"
-    echo "$result" | grep -q "result: second refused" || fail "$setting: the write skew was not refused"
+    grep -q "result: second refused" <<<"$result" || fail "$setting: the write skew was not refused"
     expected_node=$([ "$setting" = on ] && echo t || echo f)
-    echo "$result" | grep -q "node: $expected_node" || fail "$setting: expected the node in the plan: $expected_node"
+    grep -q "node: $expected_node" <<<"$result" || fail "$setting: expected the node in the plan: $expected_node"
     echo "ok: serializable, prefetch $setting: the second commit of the write skew is refused (40001)"
 done

@@ -26,7 +26,7 @@ recreate() {
     q "SELECT shared_cbf_add('victim', 'a')" >/dev/null
     eval "$2"
     out=$(psql -X -At -c "SELECT shared_cbf_contains('victim', 'a')" 2>&1 || true)
-    echo "$out" | grep -q "ERROR" || fail "$1: the damaged file was used: $out"
+    grep -q "ERROR" <<<"$out" || fail "$1: the damaged file was used: $out"
     check "$1: the damaged object can be dropped" "SELECT shared_drop('victim')"
     check "$1: ... and created again" "SELECT shared_cbf_create('victim', 1000) IS NOT NULL"
     check "$1: ... as a new, working object" \

@@ -27,11 +27,11 @@ expect_error() {
     local before after out
     before=$(sha256sum <"$file" 2>/dev/null || readlink "$file")
     out=$(psql -X -At -c "SELECT shared_cbf_contains('victim', 'a')" 2>&1 || true)
-    echo "$out" | grep -q "$2" || fail "$1: expected '$2', got: $out"
+    grep -q "$2" <<<"$out" || fail "$1: expected '$2', got: $out"
     after=$(sha256sum <"$file" 2>/dev/null || readlink "$file")
     [ "$before" = "$after" ] || fail "$1: the file was modified"
     status=$(q "SELECT status FROM shared_objects WHERE name = 'victim'")
-    echo "$status" | grep -q "$2" || fail "$1: shared_objects.status says: $status"
+    grep -q "$2" <<<"$status" || fail "$1: shared_objects.status says: $status"
     echo "ok: $1: $(echo "$out" | head -1)"
 }
 restore() { cp -p "$WORK/good" "$file"; }
@@ -154,8 +154,8 @@ SELECT 'after re-create: ' || shared_cbf_contains('gen', 'old') || ' ' || shared
 SELECT shared_cbf_contains('gen', 'new');
 SQL
 )
-echo "$out" | grep -q "after re-create: false true 200" || fail "re-create by another backend not noticed: $out"
-echo "$out" | grep -q 'shared object "gen" does not exist' || fail "drop by another backend not noticed: $out"
+grep -q "after re-create: false true 200" <<<"$out" || fail "re-create by another backend not noticed: $out"
+grep -q 'shared object "gen" does not exist' <<<"$out" || fail "drop by another backend not noticed: $out"
 echo "ok: another backend's drop and re-create are noticed"
 q "CREATE ROLE sketchshare_files_nobody" >/dev/null
 out=$(psql -X -At 2>&1 <<'SQL'
@@ -168,13 +168,13 @@ SELECT shared_cbf_contains('live', 1);
 SQL
 )
 [ "$(echo "$out" | grep -c 'permission denied for shared object "live"')" = 2 ] || fail "grants by another backend: $out"
-echo "$out" | grep -q "granted: false" || fail "grant by another backend not noticed: $out"
+grep -q "granted: false" <<<"$out" || fail "grant by another backend not noticed: $out"
 echo "ok: another backend's grant and revoke are noticed"
 
 # A role without a grant is refused, with 42501 naming the object.
 out=$(psql -X -At -v VERBOSITY=verbose -c "SET ROLE sketchshare_files_nobody" -c "SELECT shared_cbf_contains('live', 1)" 2>&1 || true)
-echo "$out" | grep -q '42501' || fail "no grant: $out"
-echo "$out" | grep -q 'permission denied for shared object "live"' || fail "no grant: $out"
+grep -q '42501' <<<"$out" || fail "no grant: $out"
+grep -q 'permission denied for shared object "live"' <<<"$out" || fail "no grant: $out"
 echo "ok: a role without a grant: $(echo "$out" | grep ERROR | head -1)"
 # A reservoir's payload is not covered by the header's checksum (it changes
 # with every add): values in it that address memory are checked before use.
@@ -194,7 +194,7 @@ damaged() {
     put_u32 "$dir/$name" $((at + 4)) $(($4 >> 32))
     for stmt in "SELECT count(*) FROM shared_reservoir_sample('$name')" "$5"; do
         out=$(psql -X -At -c "$stmt" 2>&1 || true)
-        echo "$out" | grep -q "shared reservoir \"$name\" is damaged" || fail "$label: $stmt gave: $out"
+        grep -q "shared reservoir \"$name\" is damaged" <<<"$out" || fail "$label: $stmt gave: $out"
     done
     cp -p "$WORK/$name.good" "$dir/$name"
     echo "ok: $label: $(echo "$out" | head -1)"

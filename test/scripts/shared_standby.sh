@@ -78,7 +78,7 @@ for call in "shared_cbf_add('seen', 5000)" "shared_cbf_add_many('seen', ARRAY[50
             "shared_freeze('seen')" "shared_reservoir_add('picks', 'x')"; do
     out=$(psql -X -At -v ON_ERROR_STOP=1 -c "\\set VERBOSITY verbose" -c "SELECT $call" 2>&1) &&
         fail "$call changed the standby's copy ($out)"
-    echo "$out" | grep -q "25006" || fail "$call: expected 25006, got: $out"
+    grep -q "25006" <<<"$out" || fail "$call: expected 25006, got: $out"
     echo "ok: $call refused: $(echo "$out" | head -1)"
 done
 check "the refused changes left the copy as it was" \

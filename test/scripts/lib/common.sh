@@ -21,7 +21,7 @@ check_error() {
     local out
     out=$(PGOPTIONS="-c statement_timeout=${4:-0}" psql -X -At -v ON_ERROR_STOP=1 -c "$3" 2>&1) &&
         fail "$1: no error ($3 -> $out)"
-    echo "$out" | grep -q "$2" || fail "$1: expected '$2', got: $out"
+    grep -q "$2" <<<"$out" || fail "$1: expected '$2', got: $out"
     echo "ok: $1: $(echo "$out" | head -1)"
 }
 
