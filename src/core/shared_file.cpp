@@ -265,8 +265,9 @@ const char* kind_name(uint32_t kind) {
 }
 
 void register_kind(Kind kind, GeometryValidator validator, LockWordsReset reset_lock_words) {
-    validators[kind_index(uint32_t(kind))] = validator;
-    lock_words_resets[kind_index(uint32_t(kind))] = reset_lock_words;
+    const int ki = kind_index(uint32_t(kind));
+    validators[ki] = validator;
+    lock_words_resets[ki] = reset_lock_words;
 }
 
 uint64_t header_checksum(const FileHeader& h) {

@@ -45,8 +45,6 @@ bool callbacks_registered = false;
 // words of another): the postmaster's start time, new at every start.
 uint64 server_run() { return uint64(PgStartTime); }
 
-sketch::shared::GeometryValidator pg_validators[4];
-sketch::shared::LockWordsReset pg_lock_words_resets[4];
 Describer describers[4];
 
 int kind_slot(uint32 kind) {
@@ -411,25 +409,16 @@ void check_kind(const Entry* e, uint32 kind) {
 
 }  // namespace
 
+// Called from the PG faces' static initialisers, when the library is loaded
+// and before any call. The core's tables are plain arrays of pointers (zeroed
+// before any initialiser runs), so the order of the faces and the core does
+// not matter.
 void register_pg_kind(sh::Kind kind, sh::GeometryValidator validator, Describer describe,
                       sh::LockWordsReset reset_lock_words) {
     const int s = kind_slot(uint32(kind));
     if (s < 0) return;
-    pg_validators[s] = validator;
-    pg_lock_words_resets[s] = reset_lock_words;
     describers[s] = describe;
-}
-
-void ensure_kinds_registered() {
-    // The PG faces register their kinds from static initialisers, all run
-    // when the library is loaded, before any call: once per backend is enough.
-    static bool done = false;
-    if (done) return;
-    done = true;
-    for (sh::Kind k : {sh::Kind::bloom, sh::Kind::cbf, sh::Kind::reservoir}) {
-        const int s = kind_slot(uint32(k));
-        if (s >= 0 && pg_validators[s] != nullptr) sh::register_kind(k, pg_validators[s], pg_lock_words_resets[s]);
-    }
+    sh::register_kind(kind, validator, reset_lock_words);
 }
 
 Describer describer_for(uint32 kind) {
@@ -457,7 +446,6 @@ void checked_name(text* name, char out[64]) {
 
 Entry* open_object(const char* name, uint32 kind, uint8 need) {
     ensure_setup();
-    ensure_kinds_registered();
     bool found = false;
     auto* e = static_cast<Entry*>(hash_search(cache, name, HASH_FIND, &found));
     if (!found || !usable(e)) {
@@ -687,7 +675,6 @@ static void check_size_limit(const char* name, uint64 file_bytes) {
 static uint64 begin_new_object(const char* name, sh::Kind kind, uint64 file_bytes, bool readonly, char* path,
                                size_t pathlen) {
     ensure_setup();
-    ensure_kinds_registered();
     check_size_limit(name, file_bytes);
     const uint64 file_id = new_file_id();
     insert_catalog(name, kind, file_id, readonly);
@@ -808,7 +795,6 @@ void change_grant(const char* name, Oid role, const char* privilege, bool grant)
 // Registers an attached (copied-in, frozen, read-only) object.
 void attach_object(const char* name, const char* from) {
     ensure_setup();
-    ensure_kinds_registered();
     sh::FileHeader h = guarded([&] { return sh::read_header(from, name, 0); });
     if (kind_slot(h.kind) < 0)
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),

@@ -215,7 +215,6 @@ struct GeometryInfo {
 using Describer = void (*)(const uint8_t* geometry, uint32_t len, GeometryInfo* out);
 void register_pg_kind(sketch::shared::Kind kind, sketch::shared::GeometryValidator validator, Describer describe,
                       sketch::shared::LockWordsReset reset_lock_words = nullptr);
-void ensure_kinds_registered();
 
 }  // namespace shared
 }  // namespace sketch_pg

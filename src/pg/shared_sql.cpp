@@ -131,7 +131,6 @@ SKETCH_FUNCTION(shared_attach) {
 SKETCH_FUNCTION(shared_file_info) {
     char name[64];
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);
-    ss::ensure_kinds_registered();
     TupleDesc desc;
     if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE) elog(ERROR, "return type must be a row");
     desc = BlessTupleDesc(desc);
