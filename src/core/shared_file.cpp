@@ -164,6 +164,36 @@ void mark_dropped(int fd, uint64_t size) {
     munmap(base, sizeof(FileHeader));
 }
 
+// How long a removal waits for the object's lock before leaving the payload's
+// blocks in place (a holder that stopped); they then come back when the last
+// mapping goes.
+constexpr int kGiveBackWaitMs = 1000;
+
+// Gives the payload's blocks of an object file that is marked dropped and
+// unlinked (fd open, size bytes) back to the file system, as PostgreSQL
+// truncates the file of a dropped relation at commit: every process that
+// maps the file keeps it alive, and an idle one lets go only at its next
+// call. The hole is punched under the object's lock, taken exclusively: a
+// process that gets the lock afterwards finds kDropped and touches nothing,
+// so no one writes into the hole (a write there would need new blocks: a
+// SIGBUS on a full disk). Unlocked readers (lookups, frozen objects) read
+// zeros there. The header (flags, lock) stays.
+void give_back_payload(int fd, uint64_t size) noexcept {
+    if (size <= kHeaderBytes) return;
+    void* base = mmap(nullptr, kHeaderBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) return;
+    auto* h = static_cast<FileHeader*>(base);
+    RWLock lock(&h->lock, reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(base) + kSlotsOffset));
+    const uint32_t me = current_process_id();
+    if (lock.lock_exclusive(me, kGiveBackWaitMs) == LockResult::acquired) {
+        // A file system without holes keeps the blocks until the last mapping goes.
+        (void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(kHeaderBytes),
+                        off_t(size - kHeaderBytes));
+        lock.unlock_exclusive(me);
+    }
+    munmap(base, kHeaderBytes);
+}
+
 // Opens an existing object file for reading (or writing), refusing symlinks
 // and anything but a regular file. Returns the descriptor and its size.
 int open_existing(const std::string& path, const char* label, bool writable, uint64_t* size) {
@@ -365,13 +395,19 @@ void create_file(const std::string& path, const char* label, const CreateSpec& s
                 // not removed it yet, still mapped by other processes: mark it
                 // dropped so they let go, and unlink it only while the path
                 // still names it (under the folder's lock, as the drop does).
-                DirLock lock(path);
-                struct stat now;
-                if (lstat(p, &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino) {
-                    mark_dropped(efd, size);
-                    if (unlink(p) != 0 && errno != ENOENT)
-                        fail(Errc::io_error, "could not remove abandoned file \"%s\": %s", p, errstr(errno).c_str());
+                bool removed = false;
+                {
+                    DirLock lock(path);
+                    struct stat now;
+                    if (lstat(p, &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino) {
+                        mark_dropped(efd, size);
+                        if (unlink(p) != 0 && errno != ENOENT)
+                            fail(Errc::io_error, "could not remove abandoned file \"%s\": %s", p,
+                                 errstr(errno).c_str());
+                        removed = true;
+                    }
                 }
+                if (removed) give_back_payload(efd, size);
                 continue;
             }
             fail(Errc::corrupted, "file \"%s\" for shared object \"%s\" already exists; left untouched", p, label);
@@ -548,7 +584,14 @@ void copy_file(const std::string& from, const std::string& to, const char* label
     fsync_dir(to);
 }
 
-bool remove_file(const std::string& path, uint64_t file_id, bool remains) noexcept {
+namespace {
+
+// remove_file's decision and unlink, under the folder's lock. An object file
+// (this format's magic) is marked dropped first, and its descriptor handed
+// out in *dropped_fd (else -1) with its size, for give_back_payload.
+bool unlink_if_ours(const std::string& path, uint64_t file_id, bool remains, int* dropped_fd,
+                    uint64_t* dropped_size) noexcept {
+    *dropped_fd = -1;
     const char* p = path.c_str();
     DirLock lock(path);
     struct stat st;
@@ -583,8 +626,27 @@ bool remove_file(const std::string& path, uint64_t file_id, bool remains) noexce
     // it is gone. (At the rollback of a create it may be a foreign file that
     // the create refused to replace, and it stays.)
     if (!ours) return false;
-    if (h.magic == kMagic) mark_dropped(fd, size);
-    return unlink(p) == 0;
+    if (h.magic != kMagic) return unlink(p) == 0;
+    mark_dropped(fd, size);
+    if (unlink(p) != 0) return false;
+    *dropped_fd = fd;
+    *dropped_size = size;
+    guard.fd = -1;
+    return true;
+}
+
+}  // namespace
+
+// The payload's blocks are given back after the folder's lock is released:
+// that may wait for the object's lock, and other names' creates and drops
+// need the folder's.
+bool remove_file(const std::string& path, uint64_t file_id, bool remains) noexcept {
+    int fd = -1;
+    uint64_t size = 0;
+    if (!unlink_if_ours(path, file_id, remains, &fd, &size)) return false;
+    Fd guard(fd);
+    if (fd >= 0) give_back_payload(fd, size);
+    return true;
 }
 
 namespace {

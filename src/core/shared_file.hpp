@@ -149,7 +149,9 @@ inline void add_ops(FileHeader* h, uint64_t n) { __atomic_fetch_add(&h->ops, n, 
 // object) it also removes what damage left there: a symlink (never its
 // target), a file too short for a header or with a wrong magic. Another
 // incarnation and a file whose magic is zero (a create in progress) stay.
-// Never throws; returns false if it was not removed.
+// An object file's payload blocks go back to the file system at once (a hole
+// punched under the object's lock, waited for up to a second), though other
+// processes may still map it. Never throws; returns false if it was not removed.
 bool remove_file(const std::string& path, uint64_t file_id, bool remains = false) noexcept;
 
 // The object files of folder dir: regular files with a valid object name and

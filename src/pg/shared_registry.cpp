@@ -321,6 +321,12 @@ void sweep_dropped() {
         if (e->loaded && (sh::load_flags(e->map.header()) & sh::kDropped)) release(e);
 }
 
+[[noreturn]] void report_dropped_meanwhile(const char* name) {
+    ereport(ERROR, (errcode(ERRCODE_OBJECT_IN_USE),
+                    errmsg("shared object \"%s\" was dropped or re-created meanwhile; try again", name)));
+    pg_unreachable();
+}
+
 // Maps the file of a catalog row into the entry. Errors are raised after
 // the C++ frames are gone.
 void load(Entry* e, CatalogRow row) {
@@ -334,8 +340,7 @@ void load(Entry* e, CatalogRow row) {
     CatalogRow again;
     if (!read_catalog(e->name, &again) || again.file_id != row.file_id) {
         sh::unmap(m);
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_IN_USE),
-                        errmsg("shared object \"%s\" was dropped or re-created meanwhile; try again", e->name)));
+        report_dropped_meanwhile(e->name);
     }
     row.ngrants = again.ngrants;
     row.grants = again.grants;
@@ -584,10 +589,19 @@ void refuse_change(Entry* e) {
 // Slices of 20 ms: a cancel or statement_timeout is honoured within one.
 static constexpr int kSliceMs = 20;
 
+// A drop that commits while a call waits for the lock gives the payload's
+// blocks back under the lock (sh::remove_file): once the lock is granted,
+// a dropped object's payload must not be touched.
+static bool dropped(const Entry* e) { return (sh::load_flags(e->map.header()) & sh::kDropped) != 0; }
+
 void lock_shared(Entry* e, sketch::ReadTicket* ticket) {
     sketch::RWLock lock = e->map.lock();
     while (lock.lock_shared(lock_owner_id(), kSliceMs, ticket) != sketch::LockResult::acquired)
         CHECK_FOR_INTERRUPTS();
+    if (unlikely(dropped(e))) {
+        lock.unlock_shared(lock_owner_id(), *ticket);
+        report_dropped_meanwhile(e->name);
+    }
 }
 
 void unlock_shared(Entry* e, const sketch::ReadTicket& ticket) { e->map.lock().unlock_shared(lock_owner_id(), ticket); }
@@ -601,6 +615,10 @@ void back_off(Entry* e, const sketch::ReadTicket& ticket) {
 void lock_exclusive(Entry* e) {
     sketch::RWLock lock = e->map.lock();
     while (lock.lock_exclusive(lock_owner_id(), kSliceMs) != sketch::LockResult::acquired) CHECK_FOR_INTERRUPTS();
+    if (unlikely(dropped(e))) {
+        lock.unlock_exclusive(lock_owner_id());
+        report_dropped_meanwhile(e->name);
+    }
 }
 
 void unlock_exclusive(Entry* e) { e->map.lock().unlock_exclusive(lock_owner_id()); }

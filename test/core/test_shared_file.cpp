@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -262,6 +263,56 @@ TEST_F(SharedFile, RemoveMarksDroppedForExistingMappings) {
     EXPECT_TRUE(sh::load_flags(m.header()) & sh::kDropped);
     sh::unmap(m);
     EXPECT_FALSE(sh::remove_file(p, 0));
+}
+
+// A removed object file's payload blocks go back at once, although a
+// process still maps it (an idle backend lets go only at its next call): its
+// mapping reads zeros there and still sees the header (kDropped). The hole is
+// punched under the object's lock: while a live process holds it, the
+// removal gives up after its bounded wait and the blocks stay.
+TEST_F(SharedFile, RemoveGivesThePayloadsBlocksBack) {
+    geometry = 16 << 20;
+    auto blocks_of = [](int fd) {
+        struct stat st;
+        EXPECT_EQ(fstat(fd, &st), 0);
+        return uint64_t(st.st_blocks) * 512;
+    };
+    auto mapped_and_filled = [&](const std::string& p, uint64_t id) {
+        sh::create_file(p, "g", spec(id), sh::Existing::refuse);
+        sh::Mapping m = sh::attach_file(p, "g", 0, true, kRun);
+        std::memset(m.payload(), 0xab, geometry);
+        return m;
+    };
+    std::string p = path("g");
+    sh::Mapping m = mapped_and_filled(p, 41);
+    int fd = open(p.c_str(), O_RDONLY);  // to see the blocks once unlinked
+    ASSERT_GE(fd, 0);
+    EXPECT_GE(blocks_of(fd), geometry);
+    EXPECT_TRUE(sh::remove_file(p, 41));
+    // at most the 2 MiB page of the file's cache that holds the header, which the kernel may keep whole
+    EXPECT_LE(blocks_of(fd), uint64_t(2) << 20);
+    EXPECT_EQ(m.payload()[0] | m.payload()[geometry - 1], 0);
+    EXPECT_TRUE(sh::load_flags(m.header()) & sh::kDropped);
+    EXPECT_EQ(m.header()->file_id, 41u);
+    close(fd);
+    sh::unmap(m);
+
+    m = mapped_and_filled(p, 42);
+    sketch::ReadTicket held;
+    const uint32_t live = uint32_t(getppid());  // alive, and not the removing process
+    ASSERT_EQ(m.lock().lock_shared(live, 0, &held), sketch::LockResult::acquired);
+    fd = open(p.c_str(), O_RDONLY);
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_TRUE(sh::remove_file(p, 42));
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_GT(waited, 0.5);
+    EXPECT_LT(waited, 5.0);
+    EXPECT_GE(blocks_of(fd), geometry);
+    EXPECT_EQ(m.payload()[geometry - 1], 0xab);
+    EXPECT_EQ(m.lock().writer(), 0u) << "the removal let go of its claim";
+    m.lock().unlock_shared(live, held);
+    close(fd);
+    sh::unmap(m);
 }
 
 // Lock words left by another server run (a file copied while they were held)
