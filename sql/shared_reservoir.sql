@@ -51,7 +51,7 @@ SELECT shared_reservoir_add('chars', 'ab'::char(5)) AS alone, shared_reservoir_a
 SELECT s, octet_length(s) AS bytes FROM shared_reservoir_sample('chars') s ORDER BY s;
 SELECT shared_drop('chars');
 
--- add_many: one lock, NULLs skipped, returns how many were stored
+-- add_many: NULLs skipped, returns how many were stored
 SELECT shared_reservoir_create('many', 3);
 SELECT shared_reservoir_seed('many', 7);
 SELECT shared_reservoir_add_many('many', ARRAY[1, NULL, 2]) AS stored;
@@ -72,6 +72,19 @@ SELECT shared_reservoir_add_many('w', ARRAY['a', NULL, 'b'], ARRAY[1, NULL, 2]) 
 SELECT shared_reservoir_seen('w') AS seen, shared_reservoir_count('w') AS count;
 SELECT s->'weighted' AS weighted, s->'k' AS k FROM shared_reservoir_stats('w') s;
 SELECT layout FROM shared_objects WHERE name = 'w';
+
+-- add_many converts and offers its items in chunks of 1024: NULLs before a
+-- chunk boundary leave every later item with its own weight (the one heavy
+-- item of 3000, past two boundaries, is the sample of k = 1)
+SELECT shared_reservoir_create('chunks', 1, weighted => true);
+SELECT shared_reservoir_seed('chunks', 3);
+SELECT shared_reservoir_add_many('chunks',
+           array_agg(CASE WHEN g BETWEEN 1000 AND 1100 THEN NULL ELSE g END ORDER BY g),
+           array_agg(CASE WHEN g = 2500 THEN 1e12 WHEN g BETWEEN 1000 AND 1100 THEN NULL ELSE 1e-9 END ORDER BY g)) >= 1 AS stored
+FROM generate_series(1, 3000) g;
+SELECT shared_reservoir_seen('chunks') AS seen, array(SELECT shared_reservoir_sample('chunks')) AS sample;
+SELECT s->'ops' AS ops FROM shared_reservoir_stats('chunks') s;
+SELECT shared_drop('chunks');
 
 -- clear: empty, seen back to 0
 SELECT shared_reservoir_clear('w');

@@ -19,11 +19,11 @@ COMMENT ON FUNCTION shared_reservoir_add(text, anycompatible, float8) IS
 CREATE FUNCTION shared_reservoir_add_many(name text, items anyarray) RETURNS bigint
 AS 'MODULE_PATHNAME', 'shared_reservoir_add_many' LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION shared_reservoir_add_many(text, anyarray) IS
-'Offers every non-null element of an array to a uniform shared reservoir under one lock; returns how many were stored';
+'Offers every non-null element of an array to a uniform shared reservoir (1024 under each hold of the lock); returns how many were stored';
 CREATE FUNCTION shared_reservoir_add_many(name text, items anyarray, weights float8[]) RETURNS bigint
 AS 'MODULE_PATHNAME', 'shared_reservoir_add_many' LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION shared_reservoir_add_many(text, anyarray, float8[]) IS
-'Offers every non-null element with its weight (one per element) to a weighted shared reservoir under one lock; returns how many were stored';
+'Offers every non-null element with its weight (one per element) to a weighted shared reservoir (1024 under each hold of the lock); returns how many were stored';
 
 CREATE FUNCTION shared_reservoir_sample(name text) RETURNS SETOF text
 AS 'MODULE_PATHNAME', 'shared_reservoir_sample' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
