@@ -1,6 +1,7 @@
 #include "shared_registry.hpp"
 
 #include <cstring>
+#include <sys/shm.h>
 
 #include "guard.hpp"
 #include "module.hpp"
@@ -18,6 +19,7 @@ extern "C" {
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "port.h"
+#include "storage/pg_shmem.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/guc.h"
@@ -42,8 +44,19 @@ uint64 role_epoch = 1;   // bumped by role and membership invalidations
 bool callbacks_registered = false;
 
 // The server run a file's lock words must belong to (sh::attach_file clears
-// words of another): the postmaster's start time, new at every start.
-uint64 server_run() { return uint64(PgStartTime); }
+// words of another): new at every start of the postmaster (its start time)
+// and at every restart after a backend crash, which creates the server's
+// System V shared memory segment anew under the same key (UsedShmemSegID),
+// and the kernel gives it a new id. No process of an earlier run is alive
+// then, so the ids its words hold are stale, even one the kernel has since
+// given to a new process. Computed once per process.
+uint64 server_run() {
+    static const uint64 run = [] {
+        const int segment = shmget(key_t(UsedShmemSegID), 0, 0);
+        return uint64(PgStartTime) * 0x9E3779B97F4A7C15ULL ^ uint64(uint32(segment));
+    }();
+    return run;
+}
 
 Describer describers[4];
 

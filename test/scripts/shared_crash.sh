@@ -28,9 +28,23 @@ start_loader 2 "DO \$\$ BEGIN FOR b IN 1..100000 LOOP
     PERFORM shared_cbf_add_many('crash', array_agg(g)) FROM generate_series(5000000 + (b % 50) * 200000, 5000000 + (b % 50) * 200000 + 199999) g;
 END LOOP; END \$\$"
 
+# 'reused': its lock words name a live process (a sleep) in the writer word
+# and a reader slot, as a backend that died holding them would leave them if
+# the kernel then gave its process id to a new process. The restart after
+# the crash starts a new server run, whose first writable mapping clears them.
+q "SELECT shared_cbf_create('reused', 1000)" >/dev/null
+q "SELECT shared_cbf_add('reused', 1)" >/dev/null  # mapped in this run: nothing clears the words planted now
+sleep 120 &
+reused_holder=$!  # not in PIDS yet: sigkill_backend waits for those
+put_u32 "$(object_dir)/reused" 384 "$reused_holder"  # offsetof(FileHeader, lock.writer)
+put_u32 "$(object_dir)/reused" 4096 "$reused_holder"  # reader slot 0 (kSlotsOffset)
+check_error "before the crash, the planted writer holds 'reused'" "statement timeout" \
+    "SELECT shared_cbf_add('reused', 2)" 300ms
+
 # Let both run, then SIGKILL the add_many backend.
 await_batch 200 10
 sigkill_backend shared_cbf_add_many 0.3
+PIDS+=($reused_holder)
 last=$(last_batch)
 echo "loader 1 completed batches 0..$last before the crash"
 
@@ -41,6 +55,9 @@ check "every id whose add returned is contained" \
 check "a writer gets the lock within a second" \
     "SELECT shared_cbf_remove('crash', 0)" 1s
 check "and adds go on" "SELECT shared_cbf_add('crash', 'after the crash') AND shared_cbf_contains('crash', 'after the crash')"
+check "after the crash restart, the words of the run before are cleared: 'reused' adds and removes at once" \
+    "SELECT shared_cbf_add('reused', 3) AND shared_cbf_remove('reused', 3)" 1s
+kill "$reused_holder" 2>/dev/null || true
 q "SELECT 'lock recoveries after the crash: ' || (shared_cbf_stats('crash')->>'lock_recoveries')"
 if [ "$HAVE_BLOOM" -gt 0 ]; then
     check "bloom: attaches" "SELECT status = 'ok' FROM shared_objects WHERE name = 'crash_bloom'"
