@@ -6,7 +6,9 @@
 //   - the writer word holds the writer's id (0 = no writer);
 //   - each reader publishes its id in one of a fixed table of reader slots
 //     while it holds the lock; a reader that finds no free slot counts itself
-//     in `slotless`, which cannot be attributed (a documented limit).
+//     in `slotless`, which cannot be attributed: a count left by a reader
+//     that died goes only with the words of its server run (see
+//     shared::attach_file).
 // A writer first claims the writer word (from then on no new reader enters,
 // which is what makes the lock write-preferring), then waits until every
 // reader slot is empty or owned by a dead process.
