@@ -443,6 +443,7 @@ void create_file(const std::string& path, const char* label, const CreateSpec& s
     std::memcpy(h->geometry, spec.geometry, spec.geometry_len);
     h->checksum = header_checksum(*h);
     h->flags = spec.initial_flags;
+    h->created_run = spec.run;
     // The whole file is written (the payload as zeros if there is no initial
     // one), in writes that start and end on 2 MiB boundaries, header included
     // in the first. That leaves no unwritten extents behind posix_fallocate
@@ -541,7 +542,7 @@ void sync_mapping(const Mapping& m, const char* label) {
 }
 
 void copy_file(const std::string& from, const std::string& to, const char* label, bool require_frozen,
-               uint64_t new_file_id, uint64_t max_bytes) {
+               uint64_t new_file_id, uint64_t run, uint64_t max_bytes) {
     uint64_t size = 0;
     Fd in(open_existing(from, label, false, &size));
     FileHeader h = read_and_validate(in.fd, size, from, label, 0);
@@ -577,6 +578,7 @@ void copy_file(const std::string& from, const std::string& to, const char* label
     nh->checksum = header_checksum(*nh);
     nh->flags = h.flags & kFrozen;
     nh->ops = h.ops;
+    nh->created_run = run;
     if (!pwrite_full(out.fd, head.data(), head.size(), 0)) abandon("write", errno);
     if (fdatasync(out.fd) != 0) abandon("sync", errno);
     const uint64_t magic = kMagic;
@@ -681,7 +683,7 @@ std::vector<ObjectFile> object_files(const std::string& dir) {
         FileHeader h;
         if (fd.fd < 0 || fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode)) continue;
         if (pread(fd.fd, &h, sizeof h, 0) != ssize_t(sizeof h) || h.magic != kMagic) continue;
-        found.push_back(ObjectFile{name, h.file_id});
+        found.push_back(ObjectFile{name, h.file_id, h.created_run});
     }
     return found;
 }

@@ -60,12 +60,17 @@ struct FileHeader {
     alignas(64) uint64_t ops;    // write-path calls
     alignas(64) RWLockWords lock;
     uint64_t lock_run;  // the server run whose processes the lock words name (adopt_lock)
+    // The server run that wrote the file (0: unknown, a file of an earlier
+    // version): a file of another run that no committed object names is an
+    // orphan, never a create in progress (see the PG face's orphan sweep).
+    uint64_t created_run;
 };
 static_assert(sizeof(FileHeader) <= kSlotsOffset, "header overflows the slot table");
 static_assert(offsetof(FileHeader, flags) % 64 == 0, "mutable words start a cache line");
 static_assert(offsetof(FileHeader, ops) % 64 == 0, "ops on its own cache line");
 static_assert(offsetof(FileHeader, lock) % 64 == 0, "lock on its own cache line");
 static_assert(offsetof(FileHeader, lock) == 384, "test/scripts/shared_crash.sh writes the writer word at 384");
+static_assert(offsetof(FileHeader, created_run) == 408, "test/scripts/shared_orphans.sh writes created_run at 408");
 
 // Checks a kind's geometry blob against payload_bytes; throws a corrupted
 // Error naming `label` when they disagree. Registered once per kind.
@@ -99,6 +104,7 @@ struct CreateSpec {
     const uint8_t* initial_payload = nullptr;  // copied in before the magic; nullptr: zero
     uint32_t initial_flags = 0;
     bool durable = true;  // fsync the file and its directory
+    uint64_t run = 0;     // FileHeader::created_run
     // Polled between the 2 MiB writes that fill the file; true abandons the
     // create (the file is removed, an Error thrown). nullptr: never.
     bool (*stop)() = nullptr;
@@ -130,11 +136,12 @@ void unmap(Mapping& m) noexcept;
 void sync_mapping(const Mapping& m, const char* label);
 
 // Copies a frozen object's file to `to` (created O_EXCL|O_NOFOLLOW, 0600,
-// fsynced); validates `from` first. Used by export and attach. A `from`
-// larger than max_bytes is refused (program_limit) before `to` is created:
-// attach passes the size it checked, which the file may have changed since.
+// fsynced), as incarnation new_file_id written by server run `run`;
+// validates `from` first. Used by export and attach. A `from` larger than
+// max_bytes is refused (program_limit) before `to` is created: attach passes
+// the size it checked, which the file may have changed since.
 void copy_file(const std::string& from, const std::string& to, const char* label, bool require_frozen,
-               uint64_t new_file_id, uint64_t max_bytes = UINT64_MAX);
+               uint64_t new_file_id, uint64_t run, uint64_t max_bytes = UINT64_MAX);
 
 // Flags and counters (atomic accessors on the mapping; inline: every add
 // reads the flags and counts an op).
@@ -155,11 +162,13 @@ inline void add_ops(FileHeader* h, uint64_t n) { __atomic_fetch_add(&h->ops, n, 
 bool remove_file(const std::string& path, uint64_t file_id, bool remains = false) noexcept;
 
 // The object files of folder dir: regular files with a valid object name and
-// this format's magic, with the incarnation each holds. Files without the
-// magic (an interrupted create, or not ours) are not listed.
+// this format's magic, with the incarnation each holds and the run that wrote
+// it. Files without the magic (an interrupted create, or not ours) are not
+// listed.
 struct ObjectFile {
     std::string name;
     uint64_t file_id;
+    uint64_t created_run;
 };
 std::vector<ObjectFile> object_files(const std::string& dir);
 

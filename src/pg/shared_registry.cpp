@@ -681,9 +681,54 @@ static void remove_folders_of_dropped_databases() {
             sh::remove_folder(db_folder(oid));
 }
 
+// The object files of this database that an earlier server run wrote and no
+// committed object names: left by a crash after a create wrote its file and
+// before it committed, or after a drop committed and before it removed its
+// file. They are orphans: no transaction of an earlier run is in progress any
+// more (a crash restart ends every one), and a new object always gets a file
+// of its own run. A file of this run may be a create in progress, and one of
+// unknown run (written by an earlier version) may be anything: both stay.
+// Each backend looks once, at its first create: after a crash restart every
+// backend is new.
+static void remove_orphans_of_earlier_runs() {
+    static bool looked = false;
+    if (looked) return;
+    looked = true;
+    std::vector<sh::ObjectFile> earlier;
+    for (sh::ObjectFile& f : guarded([] { return sh::object_files(db_folder(MyDatabaseId)); }))
+        if (f.created_run != 0 && f.created_run != server_run()) earlier.push_back(std::move(f));
+    if (earlier.empty()) return;
+    const int n = int(earlier.size());
+    auto* names = static_cast<Datum*>(palloc(sizeof(Datum) * n));
+    auto* ids = static_cast<Datum*>(palloc(sizeof(Datum) * n));
+    for (int i = 0; i < n; ++i) {
+        names[i] = CStringGetTextDatum(earlier[i].name.c_str());
+        ids[i] = Int64GetDatum(int64(earlier[i].file_id));
+    }
+    Oid types[2] = {TEXTARRAYOID, INT8ARRAYOID};
+    Datum values[2] = {PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT)),
+                       PointerGetDatum(construct_array(ids, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE))};
+    AsCatalogOwner s;
+    begin_catalog(&s);
+    run("SELECT f.name, f.file_id FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) AS f(name, file_id) "
+        "WHERE NOT EXISTS (SELECT FROM sketchshare_shared.objects o WHERE o.name OPERATOR(pg_catalog.=) f.name "
+        "AND o.file_id OPERATOR(pg_catalog.=) f.file_id)",
+        2, types, values, true);
+    for (uint64 i = 0; i < SPI_processed; ++i) {
+        bool isnull;
+        const HeapTuple t = SPI_tuptable->vals[i];
+        char path[MAXPGPATH];
+        object_path(SPI_getvalue(t, SPI_tuptable->tupdesc, 1), path, sizeof path);
+        // removed only if still that incarnation, checked under the folder's lock
+        sh::remove_file(path, uint64(DatumGetInt64(SPI_getbinval(t, SPI_tuptable->tupdesc, 2, &isnull))));
+    }
+    end_catalog(&s);
+}
+
 static void ensure_db_directory() {
     guarded([] { sh::ensure_directory(".", db_folder(MyDatabaseId), "shared objects"); });
     remove_folders_of_dropped_databases();
+    remove_orphans_of_earlier_runs();
 }
 
 // sketchshare.max_shared_object_size (module.cpp): a file of file_bytes for
@@ -728,6 +773,7 @@ void create_object(const char* name, sh::Kind kind, const uint8_t* geometry, uin
     spec.file_id = file_id;
     spec.initial_payload = initial_payload;
     spec.durable = enableFsync;
+    spec.run = server_run();
     // Writing a large object's file takes a while: a cancel, statement_timeout
     // or terminate stops it between 2 MiB pieces (the file is removed) and is
     // then raised as usual.
@@ -836,7 +882,7 @@ void attach_object(const char* name, const char* from) {
         // An orphan: no committed row names it (we hold the name). Removed as
         // a drop removes a file, so that processes still mapping it let go.
         sh::remove_file(path, 0);
-        sh::copy_file(from, path, name, true, file_id, h.total_bytes);  // the size checked above
+        sh::copy_file(from, path, name, true, file_id, server_run(), h.total_bytes);  // the size checked above
     });
 }
 

@@ -113,7 +113,8 @@ SKETCH_FUNCTION(shared_export) {
     ss::object_path(name, from, sizeof from);
     uint64 id = 0;
     if (!pg_strong_random(&id, sizeof id)) elog(ERROR, "could not generate a random file id");
-    guarded([&] { sh::copy_file(from, to, name, true, id & 0x7fffffffffffffffULL); });
+    // run 0: the copy is no object folder's file (an attach of it writes its own)
+    guarded([&] { sh::copy_file(from, to, name, true, id & 0x7fffffffffffffffULL, 0); });
     PG_RETURN_VOID();
 }
 

@@ -439,7 +439,7 @@ TEST_F(SharedFile, LargePayloadsAreWrittenWhole) {
         s.initial_flags = sh::kFrozen;
         sh::create_file(path(name.c_str()), "big", s, sh::Existing::refuse);
         sh::create_file(path((name + "z").c_str()), "big", spec(6), sh::Existing::refuse);
-        sh::copy_file(path(name.c_str()), path((name + "c").c_str()), "big", true, 8);
+        sh::copy_file(path(name.c_str()), path((name + "c").c_str()), "big", true, 8, kRun);
         for (const char* suffix : {"", "c"}) {
             const std::string bytes_on_disk = slurp(path((name + suffix).c_str()));
             ASSERT_EQ(bytes_on_disk.size(), sh::kHeaderBytes + bytes);
@@ -496,31 +496,32 @@ TEST_F(SharedFile, LargeCreateStopsAndCrashesCleanly) {
 TEST_F(SharedFile, CopyRequiresFrozenAndCleansTheHeader) {
     std::string p = path("src");
     sh::create_file(p, "src", spec(1), sh::Existing::refuse);
-    EXPECT_THROW(sh::copy_file(p, path("dst"), "src", true, 2), sketch::Error);
+    EXPECT_THROW(sh::copy_file(p, path("dst"), "src", true, 2, kRun), sketch::Error);
     EXPECT_NE(access(path("dst").c_str(), F_OK), 0);
     sh::Mapping m = sh::attach_file(p, "src", 0, true, kRun);
     m.payload()[1] = 7;
     m.header()->lock.writer = 12345;  // a stale lock word is not copied
     sh::add_ops(m.header(), 3);
     sh::set_flags(m.header(), sh::kFrozen);
-    sh::copy_file(p, path("dst"), "src", true, 2);
+    sh::copy_file(p, path("dst"), "src", true, 2, kRun + 5);
     sh::Mapping c = sh::attach_file(path("dst"), "dst", 0, false, kRun);
     EXPECT_EQ(c.header()->file_id, 2u);
+    EXPECT_EQ(c.header()->created_run, kRun + 5);  // written by the run that copied it
     EXPECT_EQ(c.payload()[1], 7);
     EXPECT_EQ(c.header()->lock.writer, 0u);
     EXPECT_EQ(sh::load_ops(c.header()), 3u);
     EXPECT_EQ(sh::load_flags(c.header()), uint32_t(sh::kFrozen));
-    EXPECT_THROW(sh::copy_file(p, path("dst"), "src", true, 3), sketch::Error);  // O_EXCL
+    EXPECT_THROW(sh::copy_file(p, path("dst"), "src", true, 3, kRun), sketch::Error);  // O_EXCL
     // a source larger than the bound is refused before the copy is created
     const uint64_t total = c.header()->total_bytes;
     try {
-        sh::copy_file(p, path("dst2"), "src", true, 4, total - 1);
+        sh::copy_file(p, path("dst2"), "src", true, 4, kRun, total - 1);
         ADD_FAILURE() << "copied a file over the bound";
     } catch (const sketch::Error& e) {
         EXPECT_EQ(e.code(), sketch::Errc::program_limit);
     }
     EXPECT_NE(access(path("dst2").c_str(), F_OK), 0);
-    sh::copy_file(p, path("dst2"), "src", true, 4, total);
+    sh::copy_file(p, path("dst2"), "src", true, 4, kRun, total);
     sh::unmap(c);
     sh::unmap(m);
 }
@@ -553,12 +554,15 @@ TEST_F(SharedFile, EnsureDirectoryRefusesSymlinks) {
 
 }  // namespace
 
-// What a drop of the extension removes: the object files with their
-// incarnations, nothing else (a stray file, a header without magic, a
-// symlink, a FIFO that must not hang the listing, a bad name).
+// What a drop of the extension removes, and what the orphan sweep looks at:
+// the object files with their incarnations and the runs that wrote them,
+// nothing else (a stray file, a header without magic, a symlink, a FIFO that
+// must not hang the listing, a bad name).
 TEST_F(SharedFile, ObjectFilesListsOnlyObjectFiles) {
     sh::create_file(path("one"), "one", spec(101), sh::Existing::refuse);
-    sh::create_file(path("two"), "two", spec(102), sh::Existing::refuse);
+    sh::CreateSpec two = spec(102);
+    two.run = 77;
+    sh::create_file(path("two"), "two", two, sh::Existing::refuse);
     spit(path("stray"), "not an object file");
     spit(path("nomagic"), std::string(sh::kHeaderBytes, '\0'));
     ASSERT_EQ(symlink(path("one").c_str(), path("link").c_str()), 0);
@@ -571,6 +575,8 @@ TEST_F(SharedFile, ObjectFilesListsOnlyObjectFiles) {
     EXPECT_EQ(found[0].file_id, 101u);
     EXPECT_EQ(found[1].name, "two");
     EXPECT_EQ(found[1].file_id, 102u);
+    EXPECT_EQ(found[0].created_run, 0u);
+    EXPECT_EQ(found[1].created_run, 77u);
     EXPECT_TRUE(sh::object_files(dir + "/missing").empty());
 }
 

@@ -15,8 +15,6 @@ set -euo pipefail
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
 start_test sketchshare_shared_drop_recreate
 dir=$(object_dir)
-owner=$(stat -c %U "$(q "SHOW data_directory")")
-as_owner() { if [ "$(id -u)" -eq 0 ]; then runuser -u "$owner" -- "$@"; else "$@"; fi; }
 
 # recreate LABEL DAMAGE: create 'victim', damage its file with the shell
 # command DAMAGE (run with $f set to the file), drop it, then create it again.
@@ -48,7 +46,7 @@ size=$(stat -c %s "$dir/zeroed")
 psql -X -q -At >/dev/null <<SQL
 BEGIN;
 SELECT shared_drop('zeroed');
-\! rm "$dir/zeroed" && head -c $size /dev/zero >"$WORK/zero" && chmod 600 "$WORK/zero" && chown $owner "$WORK/zero" && mv "$WORK/zero" "$dir/zeroed"
+\! rm "$dir/zeroed" && head -c $size /dev/zero >"$WORK/zero" && chmod 600 "$WORK/zero" && chown $SERVER_OWNER "$WORK/zero" && mv "$WORK/zero" "$dir/zeroed"
 COMMIT;
 SQL
 [ -f "$dir/zeroed" ] || fail "the drop removed an all-zero file (a create in progress?)"
@@ -76,7 +74,7 @@ SELECT * FROM dblink('c', \$q\$SELECT shared_cbf_add('r', 'old')::text\$q\$) AS 
 SELECT 'c added: ' || v FROM dblink('c', \$q\$SELECT shared_cbf_add('r', 'from c')::text\$q\$) AS t(v text);
 SQL
     PIDS+=($!)
-    for _ in $(seq 1 100); do [ -e "$WORK/mapped" ] && break; sleep 0.1; done
+    await_file "$WORK/mapped" || true
     psql -X -q -At >"$WORK/create.log" 2>&1 <<'SQL' &
 DO $$ BEGIN
   FOR i IN 1..100000 LOOP

@@ -31,8 +31,7 @@ SELECT * FROM dblink('c', \$q\$SELECT shared_cbf_add('big', 'b')::text\$q\$) AS 
 SQL
 idle=$!
 PIDS+=($idle)
-for _ in $(seq 1 100); do [ -e "$WORK/mapped" ] && break; sleep 0.1; done
-[ -e "$WORK/mapped" ] || fail "the idle session did not map 'big': $(cat "$WORK/idle.log")"
+await_file "$WORK/mapped" || fail "the idle session did not map 'big': $(cat "$WORK/idle.log")"
 q "SELECT shared_drop('big')" >/dev/null
 after=$(bytes_now)
 touch "$WORK/measured"

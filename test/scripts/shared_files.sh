@@ -10,8 +10,6 @@ source "$SKETCH_ROOT/test/scripts/lib/common.sh"
 start_test sketchshare_shared_files "DROP ROLE IF EXISTS sketchshare_files_nobody"
 dir=$(object_dir)
 dboid=$(basename "$dir")
-owner=$(stat -c %U "$(q "SHOW data_directory")")
-as_owner() { if [ "$(id -u)" -eq 0 ]; then runuser -u "$owner" -- "$@"; else "$@"; fi; }
 
 q "SELECT shared_cbf_create('victim', 1000)" >/dev/null
 q "SELECT shared_cbf_add_many('victim', ARRAY['a', 'b', 'c'])" >/dev/null

@@ -9,8 +9,6 @@ set -euo pipefail
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
 start_test sketchshare_standby
 data=$(q "SHOW data_directory")
-owner=$(stat -c %U "$data")
-as_owner() { if [ "$(id -u)" -eq 0 ]; then runuser -u "$owner" -- "$@"; else "$@"; fi; }
 # the primary's own binaries (they load the library installed beside them)
 bin=$(dirname "$(as_owner readlink -f "/proc/$(as_owner head -1 "$data/postmaster.pid")/exe")")
 

@@ -71,8 +71,8 @@ PIDS=()
 
 # start_test NAME [EXIT_SQL...]: each script test works in a database of its
 # own, NAME (made afresh with the extension, exported as PGDATABASE and DB),
-# and a folder of its own, WORK (open to the server's OS user, which writes
-# exports there). Whichever way the script ends, end_test cleans up.
+# and a folder of its own, WORK (open to the server's OS user, SERVER_OWNER,
+# which writes exports there). Whichever way the script ends, end_test cleans up.
 start_test() {
     DB=$1
     shift
@@ -83,6 +83,7 @@ start_test() {
     psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
     export PGDATABASE=$DB
     q "CREATE EXTENSION sketchshare" >/dev/null
+    SERVER_OWNER=$(stat -c %U "$(q "SHOW data_directory")")  # the OS user that runs the server
 }
 
 # On exit: kill PIDS, remove WORK, drop DB and run each EXIT_SQL (e.g. DROP
@@ -140,6 +141,16 @@ last_batch() {
         exit 1
     fi
     echo "$b"
+}
+
+# as_owner CMD...: run CMD as the server's OS user (SERVER_OWNER, set by
+# start_test), so that what it writes in the data directory is the server's.
+as_owner() { if [ "$(id -u)" -eq 0 ]; then runuser -u "$SERVER_OWNER" -- "$@"; else "$@"; fi; }
+
+# await_file FILE: wait up to 10 s for FILE to exist (a background session's signal).
+await_file() {
+    for _ in $(seq 1 100); do [ -e "$1" ] && return 0; sleep 0.1; done
+    return 1
 }
 
 # object_dir: this database's folder of shared object files on the server.
