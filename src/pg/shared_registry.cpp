@@ -1,7 +1,6 @@
 #include "shared_registry.hpp"
 
 #include <cstring>
-#include <sys/shm.h>
 
 #include "guard.hpp"
 #include "module.hpp"
@@ -19,6 +18,7 @@ extern "C" {
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "port.h"
+#include "storage/fd.h"
 #include "storage/pg_shmem.h"
 #include "utils/acl.h"
 #include "utils/array.h"
@@ -43,18 +43,41 @@ uint64 local_epoch = 1;  // bumped by this backend's catalog changes
 uint64 role_epoch = 1;   // bumped by role and membership invalidations
 bool callbacks_registered = false;
 
+// The id the kernel gave the server's System V shared memory segment, read
+// from this process's mappings (/proc/self/maps names it /SYSV<key> and
+// shows the id as its inode), where every backend has it from the
+// postmaster; 0 if it is not found. The postmaster creates the segment anew,
+// under the same key, at its start and at the restart after a backend crash,
+// and the kernel gives it a new id. Read from the mapping, the id is the
+// same for every process of a run even if the segment has been removed
+// meanwhile (ipcrm, or systemd's RemoveIPC), when asking the kernel for the
+// key's segment (shmget) would fail in backends started since.
+uint64 shmem_segment_id() {
+    char want[32];
+    snprintf(want, sizeof want, "/SYSV%08lx", (unsigned long)UsedShmemSegID);
+    FILE* maps = AllocateFile("/proc/self/maps", "r");
+    if (maps == nullptr) return 0;
+    uint64 id = 0;
+    char line[512];
+    while (id == 0 && fgets(line, sizeof line, maps) != nullptr) {
+        unsigned long inode = 0;
+        int path = 0;  // address, perms, offset, device, inode, then the path
+        if (sscanf(line, "%*s %*s %*s %*s %lu %n", &inode, &path) == 1 && path > 0 &&
+            strncmp(line + path, want, strlen(want)) == 0)
+            id = inode;
+    }
+    FreeFile(maps);
+    return id;
+}
+
 // The server run a file's lock words must belong to (sh::attach_file clears
-// words of another): new at every start of the postmaster (its start time)
-// and at every restart after a backend crash, which creates the server's
-// System V shared memory segment anew under the same key (UsedShmemSegID),
-// and the kernel gives it a new id. No process of an earlier run is alive
-// then, so the ids its words hold are stale, even one the kernel has since
-// given to a new process. Computed once per process.
+// words of another), and that writes the files of new objects: new at every
+// start of the postmaster (its start time) and at every restart after a
+// backend crash (a new shared memory segment). No process of an earlier run
+// is alive then, so the ids its words hold are stale, even one the kernel
+// has since given to a new process. Computed once per process.
 uint64 server_run() {
-    static const uint64 run = [] {
-        const int segment = shmget(key_t(UsedShmemSegID), 0, 0);
-        return uint64(PgStartTime) * 0x9E3779B97F4A7C15ULL ^ uint64(uint32(segment));
-    }();
+    static const uint64 run = uint64(PgStartTime) * 0x9E3779B97F4A7C15ULL ^ shmem_segment_id();
     return run;
 }
 
