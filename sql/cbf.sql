@@ -88,6 +88,23 @@ FROM (SELECT g, cbf_agg(x, 300000) AS f FROM cbf_items GROUP BY g) per_group;
 SELECT md5(f::bytea) AS huge_digest, cbf_count(f) AS estimate,
        (SELECT count(*) FROM (SELECT DISTINCT x FROM cbf_items) d WHERE cbf_count_of(f, x) = 3) AS count_of_3
 FROM (SELECT cbf_agg(x, 1000000) AS f FROM cbf_items) s;
+-- 16 MiB of counters: once a state has taken m / 1024 items (32768 here) its
+-- adds are gathered by region, applied when a batch of m / 16 probes fills
+-- (about 300000 items) and when the state leaves the aggregate. Items 0..6
+-- come 10000 times each (saturated counters), the others about 4 times. The
+-- counters equal those of per-group states that stay below the switch
+-- (prefetching adds) merged with cbf_union_agg.
+CREATE TABLE cbf_regions_items AS
+SELECT i, (CASE WHEN i % 10 = 0 THEN i % 7 ELSE i % 150000 END)::bigint AS x
+FROM generate_series(1, 700000) i;
+CREATE TABLE cbf_regions_built AS SELECT cbf_agg(x, 2500000) AS f FROM cbf_regions_items;
+SELECT md5(f::bytea) AS regions_digest, (cbf_stats(f) ->> 'counters')::int AS m,
+       (cbf_stats(f) ->> 'saturated')::int AS saturated, cbf_count_of(f, 3::bigint) AS count_of_3
+FROM cbf_regions_built;
+SET enable_hashagg = off;  -- one 16 MiB state at a time
+SELECT cbf_union_agg(f) = (SELECT f FROM cbf_regions_built) AS union_of_small_groups
+FROM (SELECT i % 32 AS part, cbf_agg(x, 2500000) AS f FROM cbf_regions_items GROUP BY i % 32) per_part;
+RESET enable_hashagg;
 SELECT v, cbf_count(cbf_agg(v, 300000) OVER (ORDER BY v)) AS running_count,
        cbf_count(cbf_agg(v, 300000) OVER (ORDER BY v ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)) AS last_2
 FROM generate_series(1, 4) v ORDER BY v;

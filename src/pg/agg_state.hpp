@@ -45,8 +45,10 @@ bool combining_built_states(FunctionCallInfo fcinfo);
 
 constexpr uint32_t kBatch = 256;  // item hashes buffered before they are applied
 
-// Filter provides `void apply(varlena* flat, const sketch::Hash128* hashes, size_t n)`
-// (may not raise) and whatever the structure needs to know (its geometry).
+// Filter provides `void apply(varlena* flat, const sketch::Hash128* hashes, size_t n)`,
+// which may leave some of those items pending in the filter, `void
+// settle(varlena* flat)`, which applies whatever apply left pending (neither
+// may raise), and whatever the structure needs to know (its geometry).
 template <typename Filter>
 struct BufferedState {
     ExpandedObjectHeader hdr;
@@ -59,6 +61,12 @@ struct BufferedState {
         if (buffered == 0) return;
         filter.apply(flat, batch, buffered);
         buffered = 0;
+    }
+
+    // The value complete, every item applied: before anyone reads it.
+    void settle() {
+        apply_batch();
+        filter.settle(flat);
     }
 
     // Buffers a hash, applying a full batch first. As two scalar stores: GCC
@@ -76,7 +84,7 @@ struct BufferedState {
     static Size flat_size(ExpandedObjectHeader* eohptr) { return VARSIZE(reinterpret_cast<BufferedState*>(eohptr)->flat); }
     static void flatten(ExpandedObjectHeader* eohptr, void* result, Size allocated_size) {
         auto* st = reinterpret_cast<BufferedState*>(eohptr);
-        st->apply_batch();  // changes nothing the value means, only where the hashes are
+        st->settle();  // changes nothing the value means, only where the items are
         memcpy(result, st->flat, allocated_size);
     }
     static inline const ExpandedObjectMethods methods = {flat_size, flatten};
@@ -112,7 +120,7 @@ struct BufferedState {
     // call will ever read the state, else a copy in the current memory context,
     // the state staying usable (a window aggregate may keep advancing it).
     varlena* finish(FunctionCallInfo fcinfo) {
-        apply_batch();
+        settle();
         if (!AggStateIsShared(fcinfo)) return flat;
         auto* copy = static_cast<varlena*>(MemoryContextAllocHuge(CurrentMemoryContext, VARSIZE(flat)));
         advise_huge(copy, VARSIZE(flat));

@@ -435,6 +435,7 @@ struct BloomFilter {
     void apply(struct varlena* flat, const Hash128* hashes, size_t n) const {
         ops->insert_many(sb::span_for(g, bloom_bits(flat)), hashes, n);
     }
+    void settle(struct varlena*) const {}  // apply leaves nothing pending
 };
 using BloomAggState = BufferedState<BloomFilter>;
 
