@@ -659,7 +659,7 @@ void lock_exclusive(Entry* e) {
 
 void unlock_exclusive(Entry* e) { e->map.lock().unlock_exclusive(lock_owner_id()); }
 
-static uint64 new_file_id() {
+uint64 new_file_id() {
     uint64 id = 0;
     while (id == 0)
         if (!pg_strong_random(&id, sizeof id)) elog(ERROR, "could not generate a random file id");

@@ -203,6 +203,9 @@ void watch_extension_drop();
 
 // The relative path (from the data directory) of an object's file.
 void object_path(const char* name, char* out, size_t outlen);
+// A random id for a new file (a create's, or an export's copy): nonzero, and
+// it fits the catalog's bigint.
+uint64 new_file_id();
 
 // Describing geometry, per kind (registered by the kind's PG face).
 struct GeometryInfo {

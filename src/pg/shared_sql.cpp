@@ -111,10 +111,9 @@ SKETCH_FUNCTION(shared_export) {
                         errhint("Only a frozen object can be exported: shared_freeze('%s') seals it.", name)));
     char from[MAXPGPATH];
     ss::object_path(name, from, sizeof from);
-    uint64 id = 0;
-    if (!pg_strong_random(&id, sizeof id)) elog(ERROR, "could not generate a random file id");
+    const uint64 id = ss::new_file_id();
     // run 0: the copy is no object folder's file (an attach of it writes its own)
-    guarded([&] { sh::copy_file(from, to, name, true, id & 0x7fffffffffffffffULL, 0); });
+    guarded([&] { sh::copy_file(from, to, name, true, id, 0); });
     PG_RETURN_VOID();
 }
 
