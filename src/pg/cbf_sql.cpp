@@ -9,9 +9,9 @@
 // 16 MiB of counters, gathered by region and applied a region at a time;
 // flattened into an ordinary cbf value, every item applied, whenever it
 // leaves the aggregate; the final function returns a copy on huge pages, see
-// BufferedState::finish). Smaller filters, the state of cbf_union_agg, and cbf_agg's in the
-// combine step are flat cbf values that AggCheckCallContext lets us modify in
-// place.
+// BufferedState::finish). Smaller filters, the state of cbf_union_agg, and
+// cbf_agg's in the combine step are flat cbf values that AggCheckCallContext
+// lets us modify in place.
 #include <cmath>
 #include <cstdio>
 
