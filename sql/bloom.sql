@@ -96,3 +96,25 @@ SELECT io.f = io2.f AS binary_round_trip FROM io, io2;
 -- Big values are TOASTed and still read back.
 CREATE TEMP TABLE big AS SELECT bloom_agg(i, 200000, 0.01) AS f FROM generate_series(1, 1000) i;
 SELECT count(*) FILTER (WHERE f @> i) AS found FROM big, generate_series(1, 1000) i;
+-- The same values in every stored form (large ones are read into memory on
+-- huge pages by the extension's own detoasting): each reads as the value
+-- built in memory, through every kind of function.
+CREATE TEMP TABLE bloom_forms (form text, n bigint, items int, f bloom);
+ALTER TABLE bloom_forms ALTER COLUMN f SET STORAGE external;
+INSERT INTO bloom_forms SELECT 'external', 2000000, 1000, bloom_agg(i, 2000000, 0.01, 'classic') FROM generate_series(1, 1000) i;
+ALTER TABLE bloom_forms ALTER COLUMN f SET STORAGE extended;
+ALTER TABLE bloom_forms ALTER COLUMN f SET COMPRESSION pglz;
+INSERT INTO bloom_forms SELECT 'pglz', 2000000, 1000, bloom_agg(i, 2000000, 0.01, 'classic') FROM generate_series(1, 1000) i;
+ALTER TABLE bloom_forms ALTER COLUMN f SET COMPRESSION lz4;
+INSERT INTO bloom_forms SELECT 'lz4', 2000000, 1000, bloom_agg(i, 2000000, 0.01, 'classic') FROM generate_series(1, 1000) i;
+ALTER TABLE bloom_forms ALTER COLUMN f SET STORAGE main;
+ALTER TABLE bloom_forms ALTER COLUMN f SET COMPRESSION pglz;
+INSERT INTO bloom_forms SELECT 'inline pglz', 20000, 10, bloom_agg(i, 20000, 0.01, 'classic') FROM generate_series(1, 10) i;
+INSERT INTO bloom_forms SELECT 'short header', 1, 1, bloom_agg(i, 1, 0.01, 'classic') FROM generate_series(1, 1) i;
+SELECT form, pg_column_compression(f) AS compression, pg_column_size(f) < 8000 AS inline_size,
+       f = ref AS reads, (f | f) = ref AS union_reads, (f & ref) = ref AS intersect_reads,
+       bloom_add(f, 'x') = bloom_add(ref, 'x') AND bloom_add(f, 'x') <> f AS add_copies,
+       bloom_info(f) = bloom_info(ref) AS info, f::text::bloom = ref AS text_round_trip,
+       f::bytea::bloom = ref AS binary_round_trip
+FROM bloom_forms, LATERAL (SELECT bloom_agg(i, n, 0.01, 'classic') AS ref FROM generate_series(1, items) i) r
+ORDER BY form;

@@ -98,8 +98,7 @@ struct BufferedState {
         MemoryContext objcxt = AllocSetContextCreateInternal(aggcontext, name, ALLOCSET_SMALL_SIZES);
         auto* st = static_cast<BufferedState*>(MemoryContextAllocZero(objcxt, sizeof(BufferedState)));
         EOH_init_header(&st->hdr, &methods, objcxt);
-        st->flat = static_cast<varlena*>(MemoryContextAllocHuge(objcxt, size));
-        advise_huge(st->flat, size);
+        st->flat = static_cast<varlena*>(alloc_large(objcxt, size));
         memset(st->flat, 0, size);
         SET_VARSIZE(st->flat, size);
         return st;
@@ -130,8 +129,7 @@ struct BufferedState {
 #else
         (void)fcinfo;
 #endif
-        auto* copy = static_cast<varlena*>(MemoryContextAllocHuge(CurrentMemoryContext, VARSIZE(flat)));
-        advise_huge(copy, VARSIZE(flat));
+        auto* copy = static_cast<varlena*>(palloc_large(VARSIZE(flat)));
         memcpy(copy, flat, VARSIZE(flat));
         return copy;
     }

@@ -40,7 +40,7 @@ namespace sketch_pg {
 
 struct varlena* bloom_value_new(const sb::Geometry& g, uint64_t seed) {
     const size_t size = bloom_plain_size(g);
-    auto* v = static_cast<struct varlena*>(palloc0(size));
+    auto* v = static_cast<struct varlena*>(palloc0_large(size));
     SET_VARSIZE(v, size);
     sb::write_header(bloom_header(v), g, seed);
     return v;
@@ -94,7 +94,7 @@ Opened inspect(struct varlena* v) {
 
 // A value ready to read: detoasted (a bloom_agg state is flattened, its
 // buffered hashes applied) and validated.
-Opened open_value(Datum d) { return inspect(reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(d))); }
+Opened open_value(Datum d) { return inspect(detoast_large(d)); }
 
 struct varlena* copy_value(const Opened& o) {
     struct varlena* c = bloom_value_new(o.g, o.seed);
@@ -159,7 +159,7 @@ SKETCH_FUNCTION(bloom_in) {
     const char* s = PG_GETARG_CSTRING(0);
     const size_t len = strlen(s);
     const size_t n = guarded([&] { return sketch::hex::decoded_bytes(s, len, "bloom"); });
-    auto* raw = static_cast<uint8_t*>(palloc(n > 0 ? n : 1));
+    auto* raw = static_cast<uint8_t*>(palloc_large(n > 0 ? n : 1));
     guarded([&] { sketch::hex::read_text(s, len, raw, "bloom"); });
     struct varlena* v = from_external(raw, n, sketch::Errc::invalid_text);
     pfree(raw);
@@ -173,7 +173,7 @@ SKETCH_FUNCTION(bloom_out) {
     uint8_t header[sb::kHeaderBytes];
     sb::write_header(header, o.g, o.seed);
     const size_t n = sb::kHeaderBytes + o.g.bytes;
-    char* out = static_cast<char*>(palloc(sketch::hex::text_bytes(n) + 1));
+    char* out = static_cast<char*>(palloc_large(sketch::hex::text_bytes(n) + 1));
     out[0] = '\\';
     out[1] = 'x';
     sketch::hex::write_digits(header, sb::kHeaderBytes, out + 2);
@@ -193,7 +193,7 @@ SKETCH_FUNCTION(bloom_recv) {
 SKETCH_FUNCTION(bloom_send) {
     Opened o = open_value(PG_GETARG_DATUM(0));
     const size_t n = sb::kHeaderBytes + o.g.bytes;
-    bytea* out = static_cast<bytea*>(palloc(VARHDRSZ + n));
+    bytea* out = static_cast<bytea*>(palloc_large(VARHDRSZ + n));
     SET_VARSIZE(out, VARHDRSZ + n);
     write_external(o, reinterpret_cast<uint8_t*>(VARDATA(out)));
     PG_RETURN_BYTEA_P(out);
@@ -300,7 +300,7 @@ struct varlena* cached_filter(FunctionCallInfo fcinfo, LookupCache* c, Datum d) 
         // validated below, against the header validated last
         v = fetch_filter(&c->fetched, raw, fcinfo->flinfo->fn_mcxt, kBloomBitsOffset, [](struct varlena*) {});
     } else {
-        v = reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(d));
+        v = detoast_large(d);
     }
     if (c->ops == nullptr || VARSIZE(v) != c->len || std::memcmp(bloom_header(v), c->header, sb::kHeaderBytes) != 0) {
         Opened o = inspect(v);
@@ -512,7 +512,7 @@ SKETCH_FUNCTION(bloom_agg_trans) {
     } else {
         // A small filter: the executor's own copy in the aggregate context, updated in place.
         state = reinterpret_cast<struct varlena*>(DatumGetPointer(state_datum));
-        if (VARATT_IS_EXTENDED(state)) state = reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(state_datum));
+        if (VARATT_IS_EXTENDED(state)) state = detoast_large(state_datum);
         // Every state of a call site with constant arguments was made by it.
         if (!c->args_constant && std::memcmp(bloom_header(state), c->header, sb::kHeaderBytes) != 0) mixed_args_error();
     }
@@ -532,7 +532,7 @@ SKETCH_FUNCTION(bloom_agg_final) {
 // flattened on its way out of a worker): bits OR-ed into the first.
 SKETCH_FUNCTION(bloom_agg_combine) {
     aggregate_context(fcinfo, "bloom_agg_combine");
-    Opened a = inspect(reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
+    Opened a = inspect(detoast_large(PG_GETARG_DATUM(0)));
     Opened b = open_value(PG_GETARG_DATUM(1));
     check_compatible(a, b, "combine");
     sb::union_into(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes);
@@ -544,7 +544,7 @@ SKETCH_FUNCTION(bloom_agg_combine) {
 static Datum combine_into_state(FunctionCallInfo fcinfo, void (*into)(uint8_t*, const uint8_t*, uint64_t),
                                 const char* fn, const char* what) {
     aggregate_context(fcinfo, fn);
-    Opened a = inspect(reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
+    Opened a = inspect(detoast_large(PG_GETARG_DATUM(0)));
     Opened b = open_value(PG_GETARG_DATUM(1));
     check_compatible(a, b, what);
     into(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes);

@@ -55,7 +55,7 @@ cbf::View view_of(varlena* v, sketch::Errc code = sketch::Errc::corrupted) {
 // A fresh, zeroed value (palloc'd in the current context) for geometry g.
 varlena* new_value(const cbf::Geometry& g) {
     const size_t len = VARHDRSZ + cbf::value_bytes(g);
-    auto* v = static_cast<varlena*>(palloc0(len));
+    auto* v = static_cast<varlena*>(sketch_pg::palloc0_large(len));
     SET_VARSIZE(v, len);
     cbf::write_header(payload(v), g);
     return v;
@@ -184,12 +184,12 @@ cbf::View read_arg(FunctionCallInfo fcinfo, int argno, CallCache* cache) {
                                 [&](varlena* v) { cache->view = view_of(v); });
         return cache->view;
     }
-    return view_of(reinterpret_cast<varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(argno))));
+    return view_of(sketch_pg::detoast_large(PG_GETARG_DATUM(argno)));
 }
 
 // The filter argument as a fresh copy to modify and return.
 varlena* copy_arg(FunctionCallInfo fcinfo, int argno, cbf::View* view) {
-    varlena* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(argno)));
+    varlena* v = sketch_pg::detoast_large_copy(PG_GETARG_DATUM(argno));
     *view = view_of(v);
     return v;
 }
@@ -213,7 +213,7 @@ sketch::Hash128 item_hash(FunctionCallInfo fcinfo, CallCache* cache, int argno, 
 varlena* own_state(Datum d) {
     auto* v = reinterpret_cast<varlena*>(DatumGetPointer(d));
     if (VARATT_IS_4B_U(v)) return v;
-    return reinterpret_cast<varlena*>(PG_DETOAST_DATUM_COPY(d));
+    return sketch_pg::detoast_large_copy(d);
 }
 
 }  // namespace
@@ -240,7 +240,7 @@ SKETCH_FUNCTION(cbf_in) {
     const char* text = PG_GETARG_CSTRING(0);
     const size_t text_len = strlen(text);
     const size_t len = sketch_pg::guarded([&] { return sketch::hex::decoded_bytes(text, text_len, "cbf"); });
-    auto* v = static_cast<varlena*>(palloc(VARHDRSZ + len));
+    auto* v = static_cast<varlena*>(sketch_pg::palloc_large(VARHDRSZ + len));
     SET_VARSIZE(v, VARHDRSZ + len);
     sketch_pg::guarded([&] { sketch::hex::read_text(text, text_len, payload(v), "cbf"); });
     view_of(v, sketch::Errc::invalid_text);
@@ -248,10 +248,10 @@ SKETCH_FUNCTION(cbf_in) {
 }
 
 SKETCH_FUNCTION(cbf_out) {
-    auto* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
+    varlena* v = sketch_pg::detoast_large(PG_GETARG_DATUM(0));
     const cbf::View view = view_of(v);
     const size_t len = cbf::value_bytes(view.g);
-    char* out = static_cast<char*>(palloc(sketch::hex::text_bytes(len) + 1));
+    char* out = static_cast<char*>(sketch_pg::palloc_large(sketch::hex::text_bytes(len) + 1));
     sketch::hex::write_text(payload(v), len, out);
     PG_RETURN_CSTRING(out);
 }
@@ -259,7 +259,7 @@ SKETCH_FUNCTION(cbf_out) {
 SKETCH_FUNCTION(cbf_recv) {
     StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
     const int len = buf->len - buf->cursor;
-    auto* v = static_cast<varlena*>(palloc(VARHDRSZ + len));
+    auto* v = static_cast<varlena*>(sketch_pg::palloc_large(VARHDRSZ + len));
     SET_VARSIZE(v, VARHDRSZ + len);
     pq_copymsgbytes(buf, reinterpret_cast<char*>(payload(v)), len);
     view_of(v, sketch::Errc::invalid_binary);
@@ -267,17 +267,18 @@ SKETCH_FUNCTION(cbf_recv) {
 }
 
 SKETCH_FUNCTION(cbf_send) {
-    auto* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
+    varlena* v = sketch_pg::detoast_large(PG_GETARG_DATUM(0));
     const cbf::View view = view_of(v);
-    StringInfoData buf;
-    pq_begintypsend(&buf);
-    pq_sendbytes(&buf, reinterpret_cast<const char*>(payload(v)), static_cast<int>(cbf::value_bytes(view.g)));
-    PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+    const size_t len = cbf::value_bytes(view.g);
+    auto* out = static_cast<bytea*>(sketch_pg::palloc_large(VARHDRSZ + len));
+    SET_VARSIZE(out, VARHDRSZ + len);
+    memcpy(VARDATA(out), payload(v), len);
+    PG_RETURN_BYTEA_P(out);
 }
 
 // bytea -> cbf: the same bytes, validated (cbf -> bytea needs no function).
 SKETCH_FUNCTION(cbf_from_bytea) {
-    auto* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0)));
+    varlena* v = sketch_pg::detoast_large_copy(PG_GETARG_DATUM(0));
     view_of(v, sketch::Errc::invalid_binary);
     PG_RETURN_POINTER(v);
 }
@@ -489,7 +490,7 @@ SKETCH_FUNCTION(cbf_agg_combine) {
         other->settle();
         cbf::merge(into_g, into_counters, counters_of(other));
     } else {
-        auto* other = reinterpret_cast<varlena*>(PG_DETOAST_DATUM(other_datum));
+        varlena* other = sketch_pg::detoast_large(other_datum);
         const cbf::View from = view_of(other);
         check_combinable(fcinfo, into_g, from.g);
         cbf::merge(into_g, into_counters, from.counters);

@@ -43,19 +43,56 @@ uint8_t* alloc_huge(MemoryContext cxt, size_t bytes, size_t offset, size_t hot_b
     return reinterpret_cast<uint8_t*>(hot_at) - offset;
 }
 
-// The uncompressed out-of-line value raw read from its TOAST relation straight
-// into memory from alloc_huge: detoast_external_attr would read it into fresh
-// memory of 4 KiB pages first, whose page faults cost more here than reading
-// the value (64 MiB: about 195 ms of faults, bench/README).
-struct varlena* fetch_uncompressed(const varatt_external& p, MemoryContext cxt, size_t header_bytes, void** base) {
-    const int32 attrsize = VARATT_EXTERNAL_GET_EXTSIZE(p);
-    const size_t len = VARHDRSZ + static_cast<size_t>(attrsize);
-    auto* out = reinterpret_cast<struct varlena*>(
-        alloc_huge(cxt, len, header_bytes, len > header_bytes ? len - header_bytes : 0, base));
-    SET_VARSIZE(out, len);
-    Relation toastrel = table_open(p.va_toastrelid, AccessShareLock);
-    table_relation_fetch_toast_slice(toastrel, p.va_valueid, attrsize, 0, attrsize, out);
-    table_close(toastrel, AccessShareLock);
+// Whether the out-of-line value p is stored compressed.
+bool stored_compressed(const varatt_external& p) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"  // inside the macro, which compares uint32 with int32
+    return VARATT_EXTERNAL_IS_COMPRESSED(p);
+#pragma GCC diagnostic pop
+}
+
+// The value raw (any varlena but a plain 4-byte-header one), detoasted into
+// memory from alloc(len) that nothing has touched yet, without an
+// intermediate copy in fresh memory of 4 KiB pages wherever PostgreSQL allows:
+// on this VM a fault of a fresh 4 KiB page costs about 12 us, more than
+// reading the page (64 MiB: 195 ms, bench/README). An uncompressed stored
+// value is read from its TOAST relation straight into it, a pglz-compressed
+// one decompressed into it; anything else (lz4, indirect, expanded, short
+// header) detoasted by PostgreSQL and copied.
+template <typename Alloc>
+struct varlena* detoast_into(struct varlena* raw, Alloc alloc) {
+    struct varlena* fetched = raw;
+    if (VARATT_IS_EXTERNAL_ONDISK(raw)) {
+        varatt_external p;
+        VARATT_EXTERNAL_GET_POINTER(p, raw);
+        if (!stored_compressed(p)) {
+            const int32 attrsize = VARATT_EXTERNAL_GET_EXTSIZE(p);
+            auto* out = static_cast<struct varlena*>(alloc(VARHDRSZ + static_cast<size_t>(attrsize)));
+            SET_VARSIZE(out, VARHDRSZ + attrsize);
+            Relation toastrel = table_open(p.va_toastrelid, AccessShareLock);
+            table_relation_fetch_toast_slice(toastrel, p.va_valueid, attrsize, 0, attrsize, out);
+            table_close(toastrel, AccessShareLock);
+            return out;
+        }
+        fetched = detoast_external_attr(raw);
+    }
+    struct varlena* out;
+    if (VARATT_IS_COMPRESSED(fetched) && VARDATA_COMPRESSED_GET_COMPRESS_METHOD(fetched) == TOAST_PGLZ_COMPRESSION_ID) {
+        const size_t len = VARHDRSZ + VARDATA_COMPRESSED_GET_EXTSIZE(fetched);
+        out = static_cast<struct varlena*>(alloc(len));
+        const int32 got = pglz_decompress(reinterpret_cast<char*>(fetched) + VARHDRSZ_COMPRESSED,
+                                          VARSIZE(fetched) - VARHDRSZ_COMPRESSED, reinterpret_cast<char*>(out) + VARHDRSZ,
+                                          static_cast<int32>(len - VARHDRSZ), true);
+        if (got < 0 || static_cast<size_t>(got) != len - VARHDRSZ)
+            ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg_internal("compressed pglz data is corrupt")));
+        SET_VARSIZE(out, len);
+    } else {
+        struct varlena* flat = detoast_attr(fetched);
+        out = static_cast<struct varlena*>(alloc(VARSIZE(flat)));
+        std::memcpy(out, flat, VARSIZE(flat));
+        if (flat != fetched) pfree(flat);
+    }
+    if (fetched != raw) pfree(fetched);
     return out;
 }
 
@@ -68,36 +105,36 @@ void advise_huge(void* p, size_t len) {
 #endif
 }
 
+void* alloc_large(MemoryContext cxt, size_t bytes) {
+    void* p = MemoryContextAllocHuge(cxt, bytes);
+    advise_huge(p, bytes);
+    return p;
+}
+
+void* palloc0_large(size_t bytes) {
+    void* p = palloc_large(bytes);
+    std::memset(p, 0, bytes);
+    return p;
+}
+
+struct varlena* detoast_large(Datum d) {
+    auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(d));
+    if (!VARATT_IS_EXTENDED(raw)) return raw;
+    return detoast_into(raw, palloc_large);
+}
+
+struct varlena* detoast_large_copy(Datum d) {
+    auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(d));
+    if (VARATT_IS_EXTENDED(raw)) return detoast_into(raw, palloc_large);
+    auto* copy = static_cast<struct varlena*>(palloc_large(VARSIZE(raw)));
+    std::memcpy(copy, raw, VARSIZE(raw));
+    return copy;
+}
+
 struct varlena* detoast_huge(struct varlena* raw, MemoryContext cxt, size_t header_bytes, void** base) {
-    if (VARATT_IS_EXTERNAL_ONDISK(raw)) {
-        varatt_external p;
-        VARATT_EXTERNAL_GET_POINTER(p, raw);
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wsign-compare"  // inside the macro, which compares uint32 with int32
-        const bool compressed = VARATT_EXTERNAL_IS_COMPRESSED(p);
-#pragma GCC diagnostic pop
-        if (!compressed) return fetch_uncompressed(p, cxt, header_bytes, base);
-    }
-    struct varlena* fetched = detoast_external_attr(raw);
-    if (VARATT_IS_COMPRESSED(fetched) && VARDATA_COMPRESSED_GET_COMPRESS_METHOD(fetched) == TOAST_PGLZ_COMPRESSION_ID) {
-        const size_t len = VARHDRSZ + VARDATA_COMPRESSED_GET_EXTSIZE(fetched);
-        uint8_t* out = alloc_huge(cxt, len, header_bytes, len > header_bytes ? len - header_bytes : 0, base);
-        const int32 got = pglz_decompress(reinterpret_cast<char*>(fetched) + VARHDRSZ_COMPRESSED,
-                                          VARSIZE(fetched) - VARHDRSZ_COMPRESSED, reinterpret_cast<char*>(out) + VARHDRSZ,
-                                          static_cast<int32>(len - VARHDRSZ), true);
-        if (got < 0 || static_cast<size_t>(got) != len - VARHDRSZ)
-            ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg_internal("compressed pglz data is corrupt")));
-        SET_VARSIZE(out, len);
-        pfree(fetched);
-        return reinterpret_cast<struct varlena*>(out);
-    }
-    struct varlena* flat = detoast_attr(fetched);
-    const size_t len = VARSIZE(flat);
-    uint8_t* out = alloc_huge(cxt, len, header_bytes, len > header_bytes ? len - header_bytes : 0, base);
-    std::memcpy(out, flat, len);
-    if (flat != fetched) pfree(flat);
-    pfree(fetched);
-    return reinterpret_cast<struct varlena*>(out);
+    return detoast_into(raw, [&](size_t len) {
+        return static_cast<void*>(alloc_huge(cxt, len, header_bytes, len > header_bytes ? len - header_bytes : 0, base));
+    });
 }
 
 namespace {

@@ -21,6 +21,19 @@ namespace sketch_pg {
 // touched yet then faults in 2 MiB at a time. Nothing for less than 4 MiB.
 void advise_huge(void* p, size_t len);
 
+// `bytes` from cxt (1 GB or more allowed), the whole 2 MiB pages inside
+// advised into huge pages before anything touches them. It is the start of an
+// ordinary chunk, which PostgreSQL may copy, free or adopt like any other:
+// for values a function returns (a fresh 64 MiB palloc faults in 16,384 pages
+// of 4 KiB, about 195 ms on this VM; on huge pages about 4 ms).
+void* alloc_large(MemoryContext cxt, size_t bytes);
+inline void* palloc_large(size_t bytes) { return alloc_large(CurrentMemoryContext, bytes); }
+void* palloc0_large(size_t bytes);
+// PG_DETOAST_DATUM and PG_DETOAST_DATUM_COPY of a filter, into palloc_large
+// memory (see detoast_huge).
+struct varlena* detoast_large(Datum d);
+struct varlena* detoast_large_copy(Datum d);
+
 // Which stored value an out-of-line (VARATT_IS_EXTERNAL_ONDISK) datum is:
 // its TOAST relation and value id, which no other value has and which name a
 // value that never changes. valueid InvalidOid: none, as for any other datum.
@@ -39,8 +52,9 @@ inline StoredId stored_id(const struct varlena* raw) {
 // A detoasted copy of the out-of-line value `raw` in cxt whose array (after
 // `header_bytes` of varlena and format header) starts on a 2 MiB boundary and
 // is advised into huge pages before it is written, when it is 4 MiB or more.
-// A pglz-compressed value is decompressed straight into it, anything else
-// detoasted and copied. *base receives what to pfree.
+// Read straight into it where PostgreSQL allows (an uncompressed stored value
+// from its TOAST relation, a pglz one decompressed), else detoasted and
+// copied. *base receives what to pfree.
 struct varlena* detoast_huge(struct varlena* raw, MemoryContext cxt, size_t header_bytes, void** base);
 
 // One detoasted copy of a stored filter, shared by every FetchedFilter of this

@@ -105,7 +105,7 @@ void create_with(const char* name, const sb::Geometry& g, uint64_t seed, uint64_
     const uint64_t payload = payload_for(g);
     uint8_t* initial = nullptr;
     if (bits != nullptr) {
-        initial = static_cast<uint8_t*>(palloc0(payload));
+        initial = static_cast<uint8_t*>(sketch_pg::palloc0_large(payload));
         memcpy(initial, bits, g.bytes);
     }
     ss::create_object(name, sh::Kind::bloom, reinterpret_cast<const uint8_t*>(&s), sizeof s, payload, initial);
@@ -118,7 +118,7 @@ struct Value {
 };
 
 Value read_value_arg(FunctionCallInfo fcinfo, int argno) {
-    auto* v = reinterpret_cast<struct varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(argno)));
+    struct varlena* v = sketch_pg::detoast_large(PG_GETARG_DATUM(argno));
     const size_t len = VARSIZE(v);
     sb::Header h = sketch_pg::guarded([&] {
         return sb::read_header(sketch_pg::bloom_header(v), len - VARHDRSZ, sketch::Errc::corrupted);

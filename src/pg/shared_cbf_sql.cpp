@@ -125,7 +125,7 @@ SKETCH_FUNCTION(shared_cbf_create) {
 SKETCH_FUNCTION(shared_cbf_create_from) {
     char name[64];
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);
-    auto* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(1)));
+    varlena* v = sketch_pg::detoast_large(PG_GETARG_DATUM(1));
     cbf::View view = sketch_pg::guarded([&] {
         return cbf::read_value(reinterpret_cast<uint8_t*>(VARDATA(v)), VARSIZE(v) - VARHDRSZ, kValueMaxCounters,
                                sketch::Errc::corrupted);
@@ -197,7 +197,7 @@ SKETCH_FUNCTION(shared_cbf_merge) {
     ss::Entry* e = open_arg(fcinfo, ss::kWrite);
     ss::check_mutable(e);
     const cbf::Geometry g = geometry(e);
-    auto* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM(PG_GETARG_DATUM(1)));
+    varlena* v = sketch_pg::detoast_large(PG_GETARG_DATUM(1));
     cbf::View other = sketch_pg::guarded([&] {
         return cbf::read_value(reinterpret_cast<uint8_t*>(VARDATA(v)), VARSIZE(v) - VARHDRSZ, kValueMaxCounters,
                                sketch::Errc::corrupted);
@@ -227,7 +227,7 @@ SKETCH_FUNCTION(shared_cbf_snapshot) {
                         errmsg("shared object \"%s\" has %llu counters; a cbf value holds at most %llu", e->name,
                                (unsigned long long)g.m, (unsigned long long)kValueMaxCounters)));
     const size_t len = VARHDRSZ + cbf::value_bytes(g);
-    auto* out = static_cast<varlena*>(palloc(len));  // before the lock: palloc may raise
+    auto* out = static_cast<varlena*>(sketch_pg::palloc_large(len));  // before the lock: palloc may raise
     SET_VARSIZE(out, len);
     auto* bytes = reinterpret_cast<uint8_t*>(VARDATA(out));
     cbf::write_header(bytes, g);
