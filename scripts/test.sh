@@ -89,6 +89,7 @@ cluster_start own
 run_regress serial
 PARALLEL="-c $(force_parallel_guc)=regress -c parallel_setup_cost=0 -c parallel_tuple_cost=0"
 PARALLEL+=" -c min_parallel_table_scan_size=0 -c min_parallel_index_scan_size=0 -c max_parallel_workers_per_gather=2"
+PARALLEL+=" -c sketchshare.partial_state_page_cost=0"
 run_regress parallel "$PARALLEL"
 export SKETCH_ROOT
 run_script_tests

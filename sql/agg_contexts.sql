@@ -129,6 +129,7 @@ CREATE TABLE ctx_parts_3 PARTITION OF ctx_parts FOR VALUES FROM (2500) TO (MAXVA
 INSERT INTO ctx_parts SELECT x, g, h FROM ctx_rows;
 ANALYZE ctx_parts;
 SET enable_partitionwise_aggregate = on;
+SET sketchshare.partial_state_page_cost = 0;  -- partial states free to move: the partial plans
 SELECT ctx_compare($$
     SELECT g, NULL::int AS h, bloom_agg(x, 120000, 0.01) AS big_b, bloom_agg(x, 1000, 0.01) AS small_b,
            cbf_agg(x, 50000) AS big_c, cbf_agg(x, 1000) AS small_c, reservoir_sample(x, 10000) AS sample
@@ -162,6 +163,7 @@ SELECT bloom_union_agg(b) = (SELECT big_b FROM ctx_ref WHERE g IS NULL AND h IS 
            (SELECT items FROM ctx_ref WHERE g IS NULL AND h IS NULL) AS reservoir_union_ok
 FROM ctx_stored;
 RESET enable_partitionwise_aggregate;
+RESET sketchshare.partial_state_page_cost;
 
 -- Window frames: running, sliding (restarted at every row), EXCLUDE, in
 -- three partitions; a row's value does not change as later rows are added.

@@ -15,11 +15,13 @@ FROM bloom_rows;
 SELECT bloom_info(big_s)->>'bytes' AS big_s_bytes, bloom_info(big_x)->>'bytes' AS big_x_bytes FROM bloom_serial;
 RESET max_parallel_workers_per_gather;
 
--- A parallel plan: partial aggregates in workers, combined in the leader.
+-- A parallel plan: partial aggregates in workers, combined in the leader
+-- (moving their states costs nothing here, see the planning section below).
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
+SET sketchshare.partial_state_page_cost = 0;
 EXPLAIN (COSTS OFF)
 SELECT bloom_agg(x, 200000, 0.01, 'classic') FROM bloom_rows;
 CREATE TABLE bloom_parallel AS
@@ -37,6 +39,28 @@ FROM bloom_rows, bloom_parallel f;
 -- The same bits whatever the order and batching: union of per-group filters.
 SELECT bloom_union_agg(f) = (SELECT big_s FROM bloom_serial) AS union_of_groups
 FROM (SELECT bloom_agg(s, 400000, 0.001) AS f FROM bloom_rows GROUP BY g) t;
+
+-- Planning: a parallel plan pays sketchshare.partial_state_page_cost per 8 kB
+-- page of each partial state (the size the constant arguments give), so a
+-- large filter is built serially and a small one in parallel; unknown sizes
+-- (arguments that are not constants) and a cost of 0 plan as before.
+SELECT boot_val FROM pg_settings WHERE name = 'sketchshare.partial_state_page_cost';
+SET sketchshare.partial_state_page_cost = 20;
+EXPLAIN (COSTS OFF) SELECT bloom_agg(x, 10000000, 0.01) FROM bloom_rows;
+EXPLAIN (COSTS OFF) SELECT bloom_agg(x, 1000, 0.01) FROM bloom_rows;
+EXPLAIN (COSTS OFF) SELECT bloom_agg(x, 10000000, 0.01, 'block<uint64>') FROM bloom_rows;
+EXPLAIN (COSTS OFF) SELECT cbf_agg(x, 10000000) FROM bloom_rows;
+EXPLAIN (COSTS OFF) SELECT cbf_agg(x, 1000, 0.001) FROM bloom_rows;
+-- the cost is per partial state: a small and a large filter in one query pay for the large one
+EXPLAIN (COSTS OFF) SELECT cbf_agg(x, 1000), bloom_agg(x, 10000000, 0.01) FROM bloom_rows;
+-- cbf_union_agg's states have no size the planner can know
+EXPLAIN (COSTS OFF) SELECT cbf_union_agg(cbf_add(cbf_empty(10000000), x)) FROM bloom_rows;
+-- arguments that size no filter plan as unknown and fail when the aggregate runs
+EXPLAIN (COSTS OFF) SELECT cbf_agg(x, 0) FROM bloom_rows;
+EXPLAIN (COSTS OFF) SELECT bloom_agg(x, 1000, 2.0, 'no such layout') FROM bloom_rows;
+SET sketchshare.partial_state_page_cost = 0;
+EXPLAIN (COSTS OFF) SELECT cbf_agg(x, 10000000) FROM bloom_rows;
+SET sketchshare.partial_state_page_cost = -1;
 
 -- Grouped aggregation, hashed and sorted, serial and parallel: same filters.
 SET enable_sort = off;

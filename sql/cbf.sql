@@ -291,4 +291,5 @@ SELECT cbf_empty(100000000);
 -- support functions outside an aggregate
 SELECT cbf_agg_trans(NULL, 1, 100);
 SELECT cbf_agg_combine(cbf_empty(10), cbf_empty(10));
+SELECT cbf_union_trans(cbf_empty(10), cbf_empty(10));
 SELECT cbf_agg_final(cbf_empty(10));

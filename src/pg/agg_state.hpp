@@ -20,6 +20,7 @@
 #include "pg.hpp"
 
 extern "C" {
+#include "nodes/primnodes.h"
 #include "utils/expandeddatum.h"
 #include "utils/memutils.h"
 }
@@ -43,6 +44,23 @@ bool aggregate_args_constant(FunctionCallInfo fcinfo, int first);
 // states of a building aggregate whose parameters differ mean the parameters
 // varied between rows of the group, which the transition refuses.
 bool combining_built_states(FunctionCallInfo fcinfo);
+
+// The argument i (0 = the first aggregated argument) of an aggregate call as
+// the planner holds it (a list of TargetEntry), when it is a non-null
+// constant; else nullptr.
+const Const* aggregate_const_arg(List* args, int i);
+
+// The planner support function (SupportRequestCost) of the combine function
+// of an aggregate that builds a filter sized by constant arguments (bloom_agg,
+// cbf_agg). A parallel worker's partial state reaches the leader as about six
+// copies of the whole filter made by PostgreSQL (the worker's tuple, the
+// queue, the leader's tuple and slot, the first state), into fresh memory: on
+// the benchmark machine a 64 MiB cbf_agg ran 2.3x slower in parallel than
+// serially (bench/README, "Parallel plans of large filter aggregates"). So a
+// combine call costs sketchshare.partial_state_page_cost per 8 kB page of the
+// state that state_bytes (0: unknown) computes from the aggregate's arguments,
+// averaged over the query's calls of the aggregate, besides its cpu_operator_cost.
+Datum partial_state_cost(FunctionCallInfo fcinfo, size_t (*state_bytes)(List* args));
 
 constexpr uint32_t kBatch = 256;  // item hashes buffered before they are applied
 
@@ -83,9 +101,13 @@ struct BufferedState {
     }
 
     static Size flat_size(ExpandedObjectHeader* eohptr) { return VARSIZE(reinterpret_cast<BufferedState*>(eohptr)->flat); }
+    // result is memory PostgreSQL has just allocated (datumCopy of a parallel
+    // worker's partial state, heap_form_tuple), not yet touched: advised into
+    // huge pages first, as alloc_large does.
     static void flatten(ExpandedObjectHeader* eohptr, void* result, Size allocated_size) {
         auto* st = reinterpret_cast<BufferedState*>(eohptr);
         st->settle();  // changes nothing the value means, only where the items are
+        advise_huge(result, allocated_size);
         memcpy(result, st->flat, allocated_size);
     }
     static inline const ExpandedObjectMethods methods = {flat_size, flatten};

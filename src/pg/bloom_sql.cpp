@@ -117,13 +117,17 @@ const char* layout_arg(FunctionCallInfo fcinfo, int argno) {
     return text_to_cstring(PG_GETARG_TEXT_PP(argno));
 }
 
-// Geometry for n items at fpr with a layout spec (null: the default layout).
+// Geometry for n items at fpr with a layout spec (null: the default layout);
+// throws sketch::Error for arguments that size no filter.
+sb::Geometry geometry_of(int64_t n, double fpr, const char* layout) {
+    sb::check_n_fpr(double(n), fpr);
+    sb::Layout l = layout != nullptr ? sb::parse_layout(layout) : sb::default_layout(uint64_t(n), fpr);
+    return sb::capacity_for(uint64_t(n), fpr, l);
+}
+
+// The same, raising the error.
 sb::Geometry resolve_geometry(int64_t n, double fpr, const char* layout) {
-    return guarded([&] {
-        sb::check_n_fpr(double(n), fpr);
-        sb::Layout l = layout != nullptr ? sb::parse_layout(layout) : sb::default_layout(uint64_t(n), fpr);
-        return sb::capacity_for(uint64_t(n), fpr, l);
-    });
+    return guarded([&] { return geometry_of(n, fpr, layout); });
 }
 
 const char* kind_name(sb::Kind k) {
@@ -538,6 +542,25 @@ SKETCH_FUNCTION(bloom_agg_combine) {
     sb::union_into(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes);
     PG_RETURN_POINTER(a.v);
 }
+
+// The bytes of bloom_agg's state for the aggregate's arguments (item, n, fpr
+// [, layout]) when they are constants the state can be made of, else 0.
+static size_t bloom_agg_state_bytes(List* args) {
+    const Const* n = aggregate_const_arg(args, 1);
+    const Const* fpr = aggregate_const_arg(args, 2);
+    const Const* layout = aggregate_const_arg(args, 3);
+    if (n == nullptr || fpr == nullptr || (list_length(args) > 3 && layout == nullptr)) return 0;
+    const char* spec = layout != nullptr ? TextDatumGetCString(layout->constvalue) : nullptr;
+    try {
+        return bloom_plain_size(geometry_of(DatumGetInt64(n->constvalue), DatumGetFloat8(fpr->constvalue), spec));
+    } catch (...) {
+        return 0;  // the aggregate reports it when it runs
+    }
+}
+
+// Planner support of bloom_agg_combine: what a parallel plan pays to move the
+// partial states (agg_state.hpp).
+SKETCH_FUNCTION(bloom_agg_combine_support) { return partial_state_cost(fcinfo, bloom_agg_state_bytes); }
 
 // bloom_union_agg / bloom_intersect_agg transition and combine: the state is
 // the first input (copied into aggcontext by nodeAgg), then modified in place.

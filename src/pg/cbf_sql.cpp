@@ -464,10 +464,11 @@ SKETCH_FUNCTION(cbf_agg_final) {
     PG_RETURN_POINTER(CbfAggState::of(PG_GETARG_DATUM(0))->finish(fcinfo));
 }
 
-// Combine function of cbf_agg, and transition and combine function of
-// cbf_union_agg: counter-wise saturating merge into the first argument.
-SKETCH_FUNCTION(cbf_agg_combine) {
-    sketch_pg::aggregate_context(fcinfo, "cbf_agg_combine");
+// Counter-wise saturating merge of the second argument into the first (the
+// state): cbf_agg's combine function, and cbf_union_agg's transition and
+// combine function. `name` is the one the SQL function has.
+static Datum merge_into_state(FunctionCallInfo fcinfo, const char* name) {
+    sketch_pg::aggregate_context(fcinfo, name);
     uint8_t* into_counters;
     cbf::Geometry into_g;
     Datum result;
@@ -497,6 +498,29 @@ SKETCH_FUNCTION(cbf_agg_combine) {
     }
     PG_RETURN_DATUM(result);
 }
+
+SKETCH_FUNCTION(cbf_agg_combine) { return merge_into_state(fcinfo, "cbf_agg_combine"); }
+SKETCH_FUNCTION(cbf_union_trans) { return merge_into_state(fcinfo, "cbf_union_trans"); }
+
+// The bytes of cbf_agg's state for the aggregate's arguments (item, capacity
+// [, fpr]) when they are constants the state can be made of, else 0.
+static size_t cbf_agg_state_bytes(List* args) {
+    const Const* capacity = sketch_pg::aggregate_const_arg(args, 1);
+    const Const* fpr = sketch_pg::aggregate_const_arg(args, 2);
+    if (capacity == nullptr || (list_length(args) > 2 && fpr == nullptr)) return 0;
+    try {
+        const cbf::Geometry g = cbf::geometry_for(DatumGetInt64(capacity->constvalue),
+                                                  fpr != nullptr ? DatumGetFloat8(fpr->constvalue) : 0.01,
+                                                  kValueMaxCounters);
+        return VARHDRSZ + cbf::value_bytes(g);
+    } catch (...) {
+        return 0;  // the aggregate reports it when it runs
+    }
+}
+
+// Planner support of cbf_agg_combine: what a parallel plan pays to move the
+// partial states (agg_state.hpp).
+SKETCH_FUNCTION(cbf_agg_combine_support) { return sketch_pg::partial_state_cost(fcinfo, cbf_agg_state_bytes); }
 
 // The projection onto a classic Bloom filter of the same m and k (layout
 // cbf<k>, same probes): a quarter of the size, read-only, and bloom_contains

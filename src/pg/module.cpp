@@ -17,6 +17,7 @@ void _PG_init(void);
 namespace sketch_pg {
 char* seed_setting = nullptr;
 int max_shared_object_size = -1;
+double partial_state_page_cost = 20.0;
 }
 
 void _PG_init(void) {
@@ -36,6 +37,14 @@ void _PG_init(void) {
                             "would be larger fails before the file is made. 0 refuses every new object.",
                             &sketch_pg::max_shared_object_size, -1, -1, INT_MAX, PGC_SUSET, GUC_UNIT_KB, nullptr,
                             nullptr, nullptr);
+    DefineCustomRealVariable("sketchshare.partial_state_page_cost",
+                             "Planner's cost of handing one 8 kB page of a bloom_agg or cbf_agg partial state to "
+                             "the step that combines it.",
+                             "A parallel worker's partial state reaches the leader as several copies of the whole "
+                             "filter, so a parallel plan pays this per page of the filter per worker; 0 plans as "
+                             "if states were free to move.",
+                             &sketch_pg::partial_state_page_cost, 20.0, 0.0, 1e10, PGC_USERSET, 0, nullptr, nullptr,
+                             nullptr);
     MarkGUCPrefixReserved("sketchshare");
     sketch_pg::prefetch_scan_init();
     sketch_pg::shared::watch_extension_drop();

@@ -13,6 +13,11 @@ extern char* seed_setting;
 // create and attach begins.
 extern int max_shared_object_size;
 
+// sketchshare.partial_state_page_cost: the planner's cost of handing one 8 kB
+// page of a filter aggregate's partial state from a parallel worker (or a
+// partition) to the step that combines them (agg_state.cpp).
+extern double partial_state_page_cost;
+
 // sketchshare.prefetch: whether the planner puts the prefetching scan
 // (prefetch_scan.cpp) in place of a Seq Scan that feeds filter lookups.
 extern bool prefetch_enabled;

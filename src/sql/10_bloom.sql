@@ -119,8 +119,13 @@ COMMENT ON FUNCTION bloom_agg_trans(bloom, anycompatible, bigint, float8, text) 
 CREATE FUNCTION bloom_agg_final(state bloom) RETURNS bloom
 AS 'MODULE_PATHNAME', 'bloom_agg_final' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_agg_final(bloom) IS 'bloom_agg final function: flushes buffered hashes';
+CREATE FUNCTION bloom_agg_combine_support(internal) RETURNS internal
+AS 'MODULE_PATHNAME', 'bloom_agg_combine_support' LANGUAGE C STRICT;
+COMMENT ON FUNCTION bloom_agg_combine_support(internal) IS
+'planner support of bloom_agg_combine: the cost of moving partial states of the filter bloom_agg''s constant arguments size (sketchshare.partial_state_page_cost)';
 CREATE FUNCTION bloom_agg_combine(a bloom, b bloom) RETURNS bloom
-AS 'MODULE_PATHNAME', 'bloom_agg_combine' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'bloom_agg_combine' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+SUPPORT bloom_agg_combine_support;
 COMMENT ON FUNCTION bloom_agg_combine(bloom, bloom) IS 'bloom_agg combine function: union of two partial states';
 
 CREATE AGGREGATE bloom_agg(item anycompatible, n bigint, fpr float8) (

@@ -116,10 +116,18 @@ CREATE FUNCTION cbf_agg_final(state cbf) RETURNS cbf
 AS 'MODULE_PATHNAME', 'cbf_agg_final' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cbf_agg_final(cbf) IS 'final function of cbf_agg: applies the buffered item hashes';
 
+CREATE FUNCTION cbf_agg_combine_support(internal) RETURNS internal
+AS 'MODULE_PATHNAME', 'cbf_agg_combine_support' LANGUAGE C STRICT;
+COMMENT ON FUNCTION cbf_agg_combine_support(internal) IS
+'planner support of cbf_agg_combine: the cost of moving partial states of the filter cbf_agg''s constant arguments size (sketchshare.partial_state_page_cost)';
 CREATE FUNCTION cbf_agg_combine(state cbf, other cbf) RETURNS cbf
-AS 'MODULE_PATHNAME', 'cbf_agg_combine' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION cbf_agg_combine(cbf, cbf) IS
-'combine function of cbf_agg and transition function of cbf_union_agg: saturating merge into the state';
+AS 'MODULE_PATHNAME', 'cbf_agg_combine' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+SUPPORT cbf_agg_combine_support;
+COMMENT ON FUNCTION cbf_agg_combine(cbf, cbf) IS 'combine function of cbf_agg: saturating merge into the state';
+CREATE FUNCTION cbf_union_trans(state cbf, filter cbf) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_union_trans' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_union_trans(cbf, cbf) IS
+'transition and combine function of cbf_union_agg: saturating merge into the state';
 
 CREATE AGGREGATE cbf_agg(item anycompatible, capacity bigint) (
     SFUNC = cbf_agg_trans, STYPE = cbf, FINALFUNC = cbf_agg_final,
@@ -133,7 +141,7 @@ COMMENT ON AGGREGATE cbf_agg(anycompatible, bigint, float8) IS
 'counting Bloom filter of the items sized for capacity and fpr; NULL items are skipped';
 
 CREATE AGGREGATE cbf_union_agg(cbf) (
-    SFUNC = cbf_agg_combine, STYPE = cbf,
-    COMBINEFUNC = cbf_agg_combine, SSPACE = 8240, PARALLEL = SAFE);
+    SFUNC = cbf_union_trans, STYPE = cbf,
+    COMBINEFUNC = cbf_union_trans, SSPACE = 8240, PARALLEL = SAFE);
 COMMENT ON AGGREGATE cbf_union_agg(cbf) IS
 'counter-wise saturating merge of filters of one geometry; NULLs are skipped';
