@@ -69,6 +69,7 @@ struct varlena* detoast_into(struct varlena* raw, Alloc alloc) {
             const int32 attrsize = VARATT_EXTERNAL_GET_EXTSIZE(p);
             auto* out = static_cast<struct varlena*>(alloc(VARHDRSZ + static_cast<size_t>(attrsize)));
             SET_VARSIZE(out, VARHDRSZ + attrsize);
+            if (attrsize == 0) return out;  // no chunks to read (as toast_fetch_datum)
             Relation toastrel = table_open(p.va_toastrelid, AccessShareLock);
             table_relation_fetch_toast_slice(toastrel, p.va_valueid, attrsize, 0, attrsize, out);
             table_close(toastrel, AccessShareLock);
