@@ -468,7 +468,7 @@ SKETCH_FUNCTION(cbf_agg_final) {
 // state): cbf_agg's combine function, and cbf_union_agg's transition and
 // combine function. `name` is the one the SQL function has.
 static Datum merge_into_state(FunctionCallInfo fcinfo, const char* name) {
-    sketch_pg::aggregate_context(fcinfo, name);
+    MemoryContext aggcontext = sketch_pg::aggregate_context(fcinfo, name);
     uint8_t* into_counters;
     cbf::Geometry into_g;
     Datum result;
@@ -481,8 +481,20 @@ static Datum merge_into_state(FunctionCallInfo fcinfo, const char* name) {
         varlena* state = own_state(PG_GETARG_DATUM(0));
         const cbf::View into = view_of(state);
         into_g = into.g;
-        into_counters = into.counters;
-        result = PointerGetDatum(state);
+        if (into.g.counter_bytes() >= kExpandedMinBytes) {
+            // A large state goes on as an expanded one, which the executor
+            // keeps where it is; a plain one it would copy into its own
+            // memory after this call, and again as the result (for 64 MiB,
+            // 16,384 fresh 4 KiB pages each time).
+            CbfAggState* st = new_agg_state(aggcontext, into.g);
+            memcpy(payload(st->flat), payload(state), payload_len(state));
+            if (state != reinterpret_cast<varlena*>(DatumGetPointer(PG_GETARG_DATUM(0)))) pfree(state);
+            into_counters = counters_of(st);
+            result = st->datum();
+        } else {
+            into_counters = into.counters;
+            result = PointerGetDatum(state);
+        }
     }
     const Datum other_datum = PG_GETARG_DATUM(1);
     if (CbfAggState::is_one(other_datum)) {

@@ -11,6 +11,7 @@ extern "C" {
 #include "access/tableam.h"
 #include "access/toast_compression.h"
 #include "common/pg_lzcompress.h"
+#include "utils/expandeddatum.h"
 #include "utils/memutils.h"
 }
 
@@ -57,10 +58,17 @@ bool stored_compressed(const varatt_external& p) {
 // on this VM a fault of a fresh 4 KiB page costs about 12 us, more than
 // reading the page (64 MiB: 195 ms, bench/README). An uncompressed stored
 // value is read from its TOAST relation straight into it, a pglz-compressed
-// one decompressed into it; anything else (lz4, indirect, expanded, short
-// header) detoasted by PostgreSQL and copied.
+// one decompressed into it, an expanded one flattened into it; anything else
+// (lz4, indirect, short header) detoasted by PostgreSQL and copied.
 template <typename Alloc>
 struct varlena* detoast_into(struct varlena* raw, Alloc alloc) {
+    if (VARATT_IS_EXTERNAL_EXPANDED(raw)) {  // such as an aggregate's state (agg_state.hpp)
+        ExpandedObjectHeader* eoh = DatumGetEOHP(PointerGetDatum(raw));
+        const Size len = EOH_get_flat_size(eoh);
+        auto* out = static_cast<struct varlena*>(alloc(len));
+        EOH_flatten_into(eoh, out, len);
+        return out;
+    }
     struct varlena* fetched = raw;
     if (VARATT_IS_EXTERNAL_ONDISK(raw)) {
         varatt_external p;
