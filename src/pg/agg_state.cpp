@@ -50,7 +50,9 @@ Datum partial_state_cost(FunctionCallInfo fcinfo, size_t (*state_bytes)(List* ar
     Node* raw = reinterpret_cast<Node*>(PG_GETARG_POINTER(0));
     if (!IsA(raw, SupportRequestCost)) PG_RETURN_POINTER(nullptr);
     auto* req = reinterpret_cast<SupportRequestCost*>(raw);
-    if (req->root == nullptr) PG_RETURN_POINTER(nullptr);
+    // An aggregate's support function is costed without a node; with one, it
+    // is a direct call of the function, which costs its procost.
+    if (req->root == nullptr || req->node != nullptr) PG_RETURN_POINTER(nullptr);
     // The request does not say which of the query's calls it costs: each call
     // asks once, so the average over them charges the query their sum.
     double pages = 0;
