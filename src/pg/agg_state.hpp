@@ -117,12 +117,25 @@ struct BufferedState {
     // executor keep it without a copy.
     // `name` must be a string constant (the context keeps the pointer).
     static BufferedState* create(MemoryContext aggcontext, const char* name, size_t size) {
+        BufferedState* st = allocate(aggcontext, name, size);
+        memset(st->flat, 0, size);
+        SET_VARSIZE(st->flat, size);
+        return st;
+    }
+    // A new state holding a copy of value, a plain value of the structure's
+    // type (4-byte header); the caller sets the filter up as for create.
+    static BufferedState* create_copy(MemoryContext aggcontext, const char* name, const varlena* value) {
+        BufferedState* st = allocate(aggcontext, name, VARSIZE(value));
+        memcpy(st->flat, value, VARSIZE(value));
+        return st;
+    }
+
+    // A state whose value (size bytes) is not written yet.
+    static BufferedState* allocate(MemoryContext aggcontext, const char* name, size_t size) {
         MemoryContext objcxt = AllocSetContextCreateInternal(aggcontext, name, ALLOCSET_SMALL_SIZES);
         auto* st = static_cast<BufferedState*>(MemoryContextAllocZero(objcxt, sizeof(BufferedState)));
         EOH_init_header(&st->hdr, &methods, objcxt);
         st->flat = static_cast<varlena*>(alloc_large(objcxt, size));
-        memset(st->flat, 0, size);
-        SET_VARSIZE(st->flat, size);
         return st;
     }
 

@@ -570,9 +570,8 @@ static Datum combine_into_state(FunctionCallInfo fcinfo, void (*into)(uint8_t*, 
     check_compatible(a, b, what);
     Datum result = expanded ? state : PointerGetDatum(a.v);
     if (!expanded && a.g.bytes >= kBufferFromBytes) {
-        BloomAggState* st = BloomAggState::create(aggcontext, "bloom combined state", VARSIZE(a.v));
+        BloomAggState* st = BloomAggState::create_copy(aggcontext, "bloom combined state", a.v);
         st->filter = BloomFilter{a.g, &guarded([&]() -> const sb::Ops& { return sb::ops_for(a.g.layout); })};
-        std::memcpy(st->flat, a.v, VARSIZE(a.v));
         if (a.v != reinterpret_cast<struct varlena*>(DatumGetPointer(state))) pfree(a.v);
         a.v = st->flat;
         result = st->datum();

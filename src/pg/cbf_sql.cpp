@@ -44,6 +44,9 @@ namespace cbf = sketch::cbf;
 // also fits its text form (twice its size) within PostgreSQL's 1 GB limit.
 constexpr uint64_t kValueMaxCounters = uint64_t(1) << 29;
 
+// The fpr of cbf_agg (and cbf_empty, src/sql/20_cbf.sql) when none is given.
+constexpr double kDefaultFpr = 0.01;
+
 uint8_t* payload(varlena* v) { return reinterpret_cast<uint8_t*>(VARDATA(v)); }
 size_t payload_len(const varlena* v) { return VARSIZE(v) - VARHDRSZ; }
 
@@ -113,11 +116,14 @@ using CbfAggState = sketch_pg::BufferedState<CbfFilter>;
 
 inline uint8_t* counters_of(CbfAggState* st) { return counters_of(st->flat); }
 
-CbfAggState* new_agg_state(MemoryContext aggcontext, const cbf::Geometry& g) {
-    CbfAggState* st = CbfAggState::create(aggcontext, "cbf_agg state", VARHDRSZ + cbf::value_bytes(g));
+// A new cbf_agg state of geometry g: empty, or a copy of `from`, a plain
+// value of that geometry.
+CbfAggState* new_agg_state(MemoryContext aggcontext, const cbf::Geometry& g, const varlena* from = nullptr) {
+    CbfAggState* st = from != nullptr ? CbfAggState::create_copy(aggcontext, "cbf_agg state", from)
+                                      : CbfAggState::create(aggcontext, "cbf_agg state", VARHDRSZ + cbf::value_bytes(g));
     st->filter.g = g;
     st->filter.cxt = st->hdr.eoh_context;
-    cbf::write_header(payload(st->flat), g);
+    if (from == nullptr) cbf::write_header(payload(st->flat), g);
     return st;
 }
 
@@ -132,7 +138,7 @@ void require_capacity_and_fpr(FunctionCallInfo fcinfo, int capacity_arg, int fpr
 cbf::Geometry geometry_from_args(FunctionCallInfo fcinfo, int capacity_arg, int fpr_arg) {
     require_capacity_and_fpr(fcinfo, capacity_arg, fpr_arg);
     const int64 capacity = PG_GETARG_INT64(capacity_arg);
-    const double fpr = fpr_arg < PG_NARGS() ? PG_GETARG_FLOAT8(fpr_arg) : 0.01;
+    const double fpr = fpr_arg < PG_NARGS() ? PG_GETARG_FLOAT8(fpr_arg) : kDefaultFpr;
     return sketch_pg::guarded([&] { return cbf::geometry_for(capacity, fpr, kValueMaxCounters); });
 }
 
@@ -405,7 +411,7 @@ cbf::View flat_state_view(CallCache* cache, varlena* state) {
 inline void check_same_geometry(FunctionCallInfo fcinfo, const cbf::Geometry& g) {
     if (unlikely(PG_ARGISNULL(2) || (PG_NARGS() >= 4 && PG_ARGISNULL(3)))) require_capacity_and_fpr(fcinfo, 2, 3);
     const bool same_capacity = static_cast<uint64_t>(PG_GETARG_INT64(2)) == g.capacity;
-    const bool same_fpr = PG_NARGS() < 4 ? g.fpr == 0.01 : PG_GETARG_FLOAT8(3) == g.fpr;
+    const bool same_fpr = PG_NARGS() < 4 ? g.fpr == kDefaultFpr : PG_GETARG_FLOAT8(3) == g.fpr;
     if (!same_capacity || !same_fpr) args_vary_error();
 }
 
@@ -486,8 +492,7 @@ static Datum merge_into_state(FunctionCallInfo fcinfo, const char* name) {
             // keeps where it is; a plain one it would copy into its own
             // memory after this call, and again as the result (for 64 MiB,
             // 16,384 fresh 4 KiB pages each time).
-            CbfAggState* st = new_agg_state(aggcontext, into.g);
-            memcpy(payload(st->flat), payload(state), payload_len(state));
+            CbfAggState* st = new_agg_state(aggcontext, into.g, state);
             if (state != reinterpret_cast<varlena*>(DatumGetPointer(PG_GETARG_DATUM(0)))) pfree(state);
             into_counters = counters_of(st);
             result = st->datum();
@@ -522,7 +527,7 @@ static size_t cbf_agg_state_bytes(List* args) {
     if (capacity == nullptr || (list_length(args) > 2 && fpr == nullptr)) return 0;
     try {
         const cbf::Geometry g = cbf::geometry_for(DatumGetInt64(capacity->constvalue),
-                                                  fpr != nullptr ? DatumGetFloat8(fpr->constvalue) : 0.01,
+                                                  fpr != nullptr ? DatumGetFloat8(fpr->constvalue) : kDefaultFpr,
                                                   kValueMaxCounters);
         return VARHDRSZ + cbf::value_bytes(g);
     } catch (...) {
