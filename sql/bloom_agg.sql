@@ -61,6 +61,12 @@ EXPLAIN (COSTS OFF) SELECT bloom_agg(x, 1000, 2.0, 'no such layout') FROM bloom_
 SET sketchshare.partial_state_page_cost = 0;
 EXPLAIN (COSTS OFF) SELECT cbf_agg(x, 10000000) FROM bloom_rows;
 SET sketchshare.partial_state_page_cost = -1;
+-- the support functions take an internal planner request, which no SQL value can be (errors);
+-- which functions name them
+SELECT bloom_agg_combine_support(NULL::internal);
+SELECT cbf_agg_combine_support(42);
+SELECT proname, prosupport FROM pg_proc WHERE prosupport IN ('bloom_agg_combine_support'::regproc,
+       'cbf_agg_combine_support'::regproc) ORDER BY proname;
 
 -- Grouped aggregation, hashed and sorted, serial and parallel: same filters.
 SET enable_sort = off;
