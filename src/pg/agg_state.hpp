@@ -4,8 +4,8 @@
 //
 // A large filter's state is a read/write expanded object (utils/expandeddatum.h)
 // in a child of the aggregate context: the executor keeps it without copying,
-// the filter sits in memory allocated for it (advised into huge pages before
-// it is touched, see huge_pages.hpp), and item hashes are buffered and applied
+// the filter sits in memory of its own (reusable_memory.hpp: huge pages, kept
+// for the backend's next query), and item hashes are buffered and applied
 // kBatch at a time by the structure's prefetching insert. Whenever the state
 // leaves the aggregate (a parallel worker's partial result, any output) the
 // executor flattens it: the buffer is applied, then the value copied. The
@@ -18,6 +18,7 @@
 #include "../core/hash.hpp"
 #include "huge_pages.hpp"
 #include "pg.hpp"
+#include "reusable_memory.hpp"
 
 extern "C" {
 #include "nodes/primnodes.h"
@@ -135,7 +136,7 @@ struct BufferedState {
         MemoryContext objcxt = AllocSetContextCreateInternal(aggcontext, name, ALLOCSET_SMALL_SIZES);
         auto* st = static_cast<BufferedState*>(MemoryContextAllocZero(objcxt, sizeof(BufferedState)));
         EOH_init_header(&st->hdr, &methods, objcxt);
-        st->flat = static_cast<varlena*>(alloc_large(objcxt, size));
+        st->flat = static_cast<varlena*>(alloc_reusable(objcxt, size, 0));
         return st;
     }
 

@@ -23,6 +23,7 @@
 #include "agg_state.hpp"
 #include "guard.hpp"
 #include "huge_pages.hpp"
+#include "reusable_memory.hpp"
 #include "prefetch.hpp"
 #include "item_hash.hpp"
 
@@ -105,11 +106,8 @@ struct CbfFilter {
     void start_regions() {
         const size_t items_per_batch = g.m / 16 / g.k;
         const size_t bytes = cbf::RegionBatch::memory_bytes(g, items_per_batch);
-        void* raw = MemoryContextAllocExtended(cxt, bytes + 63, MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-        if (raw == nullptr) return;
-        void* memory = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(raw) + 63) & ~uintptr_t(63));
-        sketch_pg::advise_huge(memory, bytes);
-        regions.init(g, memory, items_per_batch);
+        void* memory = sketch_pg::alloc_reusable(cxt, bytes, 0, true);
+        if (memory != nullptr) regions.init(g, memory, items_per_batch);
     }
 };
 using CbfAggState = sketch_pg::BufferedState<CbfFilter>;

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <utility>
 
+#include "reusable_memory.hpp"
+
 extern "C" {
 #include "access/table.h"
 #include "access/tableam.h"
@@ -26,22 +28,6 @@ bool huge_span(void* p, size_t len, uintptr_t* from, uintptr_t* to) {
     *from = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
     *to = (reinterpret_cast<uintptr_t>(p) + len) & ~(kHuge - 1);
     return *to > *from && *to - *from >= 2 * kHuge;
-}
-
-// Memory for `bytes` bytes in cxt whose hot part (`hot_bytes` bytes from
-// `offset`) starts on a 2 MiB boundary, advised into huge pages before it is
-// touched. Returns the start of the bytes; *base receives what to pfree.
-uint8_t* alloc_huge(MemoryContext cxt, size_t bytes, size_t offset, size_t hot_bytes, void** base) {
-    if (hot_bytes < 2 * kHuge) {
-        auto* p = static_cast<uint8_t*>(MemoryContextAllocHuge(cxt, bytes));
-        *base = p;
-        return p;
-    }
-    auto* raw = static_cast<uint8_t*>(MemoryContextAllocHuge(cxt, bytes + kHuge));
-    *base = raw;
-    const uintptr_t hot_at = (reinterpret_cast<uintptr_t>(raw) + offset + kHuge - 1) & ~(kHuge - 1);
-    advise_huge(reinterpret_cast<void*>(hot_at), hot_bytes);
-    return reinterpret_cast<uint8_t*>(hot_at) - offset;
 }
 
 // Whether the out-of-line value p is stored compressed.
@@ -140,12 +126,6 @@ struct varlena* detoast_large_copy(Datum d) {
     return copy;
 }
 
-struct varlena* detoast_huge(struct varlena* raw, MemoryContext cxt, size_t header_bytes, void** base) {
-    return detoast_into(raw, [&](size_t len) {
-        return static_cast<void*>(alloc_huge(cxt, len, header_bytes, len > header_bytes ? len - header_bytes : 0, base));
-    });
-}
-
 namespace {
 
 FetchedCopy* held_copies = nullptr;
@@ -165,8 +145,7 @@ FetchedCopy* find_or_fetch(struct varlena* raw, MemoryContext cxt, size_t header
     if (FetchedCopy* held = find_held(raw)) return held;
     MemoryContext own = AllocSetContextCreate(cxt, "sketchshare fetched filter", ALLOCSET_SMALL_SIZES);
     auto* c = static_cast<FetchedCopy*>(MemoryContextAllocZero(own, sizeof(FetchedCopy)));
-    void* base;
-    c->value = detoast_huge(raw, own, header_bytes, &base);
+    c->value = detoast_into(raw, [&](size_t len) { return alloc_reusable(own, len, header_bytes); });
     c->id = stored_id(raw);
     c->cxt = own;
     return c;

@@ -3,8 +3,9 @@
 // miss (bench/core/cbf_bench.cpp compares both). This machine class's THP
 // setting is `madvise`, so memory gets huge pages only when asked.
 // All of it is a hint: when the kernel says no, the memory works as before.
-// Stored filters read by a lookup per row are fetched into such memory once
-// per call site (FetchedFilter).
+// Stored filters read by a lookup per row are fetched once per call site
+// (FetchedFilter), into reusable memory (reusable_memory.hpp), which is on
+// huge pages too.
 #pragma once
 
 #include <cstddef>
@@ -30,7 +31,8 @@ void* alloc_large(MemoryContext cxt, size_t bytes);
 inline void* palloc_large(size_t bytes) { return alloc_large(CurrentMemoryContext, bytes); }
 void* palloc0_large(size_t bytes);
 // PG_DETOAST_DATUM and PG_DETOAST_DATUM_COPY of a filter, into palloc_large
-// memory (see detoast_huge).
+// memory, without an intermediate copy where PostgreSQL allows (huge_pages.cpp,
+// detoast_into).
 struct varlena* detoast_large(Datum d);
 struct varlena* detoast_large_copy(Datum d);
 
@@ -48,14 +50,6 @@ inline StoredId stored_id(const struct varlena* raw) {
     VARATT_EXTERNAL_GET_POINTER(p, raw);
     return StoredId{p.va_toastrelid, p.va_valueid};
 }
-
-// A detoasted copy of the out-of-line value `raw` in cxt whose array (after
-// `header_bytes` of varlena and format header) starts on a 2 MiB boundary and
-// is advised into huge pages before it is written, when it is 4 MiB or more.
-// Read straight into it where PostgreSQL allows (an uncompressed stored value
-// from its TOAST relation, a pglz one decompressed), else detoasted and
-// copied. *base receives what to pfree.
-struct varlena* detoast_huge(struct varlena* raw, MemoryContext cxt, size_t header_bytes, void** base);
 
 // One detoasted copy of a stored filter, shared by every FetchedFilter of this
 // backend that holds that value: the prefetching scan (prefetch_scan.cpp) and
@@ -95,8 +89,10 @@ inline bool holds(const FetchedFilter* f, struct varlena* raw) {
 }
 
 // The backend's copy of raw when some FetchedFilter holds one, else a fresh
-// detoast_huge of it, held by nobody yet (its context a child of cxt until
-// hold_copy adopts it, so that a failed validation frees it with cxt).
+// one in reusable memory (reusable_memory.hpp) whose array (after
+// `header_bytes` of varlena and format header) starts a cache line, held by
+// nobody yet (its context a child of cxt until hold_copy adopts it, so that a
+// failed validation frees it with cxt).
 FetchedCopy* find_or_fetch(struct varlena* raw, MemoryContext cxt, size_t header_bytes);
 // The copy of raw that some FetchedFilter of this backend holds, held by f
 // too from now on; nullptr when none does (nothing is fetched).
@@ -112,7 +108,7 @@ void keep_as_recent(FetchedFilter* f);
 // by f), or nullptr.
 FetchedCopy* take_recent(FetchedFilter* f, struct varlena* raw);
 
-// The out-of-line value raw, detoasted with detoast_huge: the copy f holds
+// The out-of-line value raw, detoasted as find_or_fetch does: the copy f holds
 // when it is that value (a recent one becomes the current one again), else
 // the backend's (or a fresh) copy that f holds from then on. validate(value)
 // runs whenever the current copy changes; for a fetched one before f takes it

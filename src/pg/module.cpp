@@ -5,6 +5,7 @@
 #include <climits>
 
 #include "pg.hpp"
+#include "reusable_memory.hpp"
 #include "shared_registry.hpp"
 
 extern "C" {
@@ -45,6 +46,13 @@ void _PG_init(void) {
                              "if states were free to move.",
                              &sketch_pg::partial_state_page_cost, 20.0, 0.0, 1e10, PGC_USERSET, 0, nullptr, nullptr,
                              nullptr);
+    DefineCustomIntVariable("sketchshare.reusable_memory",
+                            "Memory of large filters a backend keeps for its next queries once one is done with it.",
+                            "Aggregate states, region batches and stored filters fetched for lookups, from 4 MB "
+                            "each, are kept up to this size instead of being unmapped, marked MADV_FREE: the kernel "
+                            "takes their pages back whenever it needs memory. 0 unmaps them at once.",
+                            &sketch_pg::reusable_memory_mb, 256, 0, INT_MAX, PGC_USERSET, GUC_UNIT_MB, nullptr,
+                            sketch_pg::reusable_memory_assign, nullptr);
     MarkGUCPrefixReserved("sketchshare");
     sketch_pg::prefetch_scan_init();
     sketch_pg::shared::watch_extension_drop();

@@ -18,6 +18,11 @@ extern int max_shared_object_size;
 // partition) to the step that combines them (agg_state.cpp).
 extern double partial_state_page_cost;
 
+// sketchshare.reusable_memory: how many MB of large filters' memory a backend
+// keeps for its next queries (reusable_memory.cpp, which also has the
+// setting's assign hook).
+extern int reusable_memory_mb;
+
 // sketchshare.prefetch: whether the planner puts the prefetching scan
 // (prefetch_scan.cpp) in place of a Seq Scan that feeds filter lookups.
 extern bool prefetch_enabled;

@@ -1,0 +1,37 @@
+// Memory of large filters that a backend keeps for its next query.
+//
+// A large aggregate state, a region batch or a stored filter fetched for
+// lookups lives as long as one query (or one group). Freed with its context
+// and allocated again by the next query, it is fresh memory each time: the
+// kernel clears every page again, and on a VM whose host takes freed memory
+// back (free page reporting, as on the benchmark machine) every page also
+// costs a host fault. There 64 MiB advised into huge pages took 112-141 ms to
+// touch a few seconds after it was unmapped, and 2-10 ms when it had been
+// kept with MADV_FREE instead (bench/README, "Memory kept for reuse").
+//
+// So such memory comes from mappings the backend keeps once their owner is
+// done with them, up to sketchshare.reusable_memory bytes. Kept mappings are
+// marked MADV_FREE: the kernel takes their pages whenever it needs memory
+// (a page it took reads back as zeroes), and until then they count in the
+// backend's resident size.
+#pragma once
+
+#include <cstddef>
+
+#include "pg.hpp"
+
+namespace sketch_pg {
+
+// sketchshare.reusable_memory's assign hook: gives back kept mappings beyond the new limit.
+void reusable_memory_assign(int mb, void* extra);
+
+// `bytes` of memory, not zeroed, owned by `owner`: when owner is reset or
+// deleted it is kept for reuse (or unmapped, beyond the setting). p + offset
+// is on a cache-line boundary (the start of a filter's array). Whole 2 MiB
+// pages advised into huge pages from 4 MiB on; below that, plain palloc
+// memory of owner. Counted in owner's allocated bytes either way, which is
+// what hash aggregation's memory limit reads. Raises 53200 when the kernel
+// has no memory for it, or returns nullptr then when `no_oom`.
+void* alloc_reusable(MemoryContext owner, size_t bytes, size_t offset, bool no_oom = false);
+
+}  // namespace sketch_pg
