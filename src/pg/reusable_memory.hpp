@@ -30,7 +30,8 @@ void reusable_memory_assign(int mb, void* extra);
 // is on a cache-line boundary (the start of a filter's array). Whole 2 MiB
 // pages advised into huge pages from 4 MiB on; below that, plain palloc
 // memory of owner. Counted in owner's allocated bytes either way, which is
-// what hash aggregation's memory limit reads. Raises 53200 when the kernel
+// what hash aggregation's memory limit reads (but for mappings on a server
+// built with assertions, see count_in). Raises 53200 when the kernel
 // has no memory for it, or returns nullptr then when `no_oom`.
 void* alloc_reusable(MemoryContext owner, size_t bytes, size_t offset, bool no_oom = false);
 
