@@ -48,9 +48,10 @@ void _PG_init(void) {
                              nullptr);
     DefineCustomIntVariable("sketchshare.reusable_memory",
                             "Memory of large filters a backend keeps for its next queries once one is done with it.",
-                            "Aggregate states, region batches and stored filters fetched for lookups, from 4 MB "
-                            "each, are kept up to this size instead of being unmapped, marked MADV_FREE: the kernel "
-                            "takes their pages back whenever it needs memory. 0 unmaps them at once.",
+                            "Aggregate states and stored filters fetched for lookups of 32 MB or more (glibc keeps "
+                            "smaller blocks itself) are kept up to this size instead of being unmapped, marked "
+                            "MADV_FREE: the kernel takes their pages back whenever it needs memory. 0 unmaps them "
+                            "at once.",
                             &sketch_pg::reusable_memory_mb, 256, 0, INT_MAX, PGC_USERSET, GUC_UNIT_MB, nullptr,
                             sketch_pg::reusable_memory_assign, nullptr);
     MarkGUCPrefixReserved("sketchshare");

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "huge_pages.hpp"
 #include "module.hpp"
 
 extern "C" {
@@ -18,7 +19,12 @@ int reusable_memory_mb = 256;
 namespace {
 
 constexpr size_t kHuge = size_t(2) << 20;
-constexpr size_t kMappedFrom = 2 * kHuge;  // below: palloc memory
+// glibc's malloc keeps freed blocks of up to 32 MiB for its next allocations
+// (its mmap threshold rises to the size of a freed block up to that), and
+// unmaps larger ones at once: below this, palloc memory does as well as a
+// kept mapping (taking a filter's state out of it made bloom_agg's text
+// output, whose buffers then found no freed block, 250 ms slower, bench/README).
+constexpr size_t kMappedFrom = size_t(32) << 20;
 constexpr size_t kLine = 64;
 
 // A mapping of whole, 2 MiB-aligned huge pages.
@@ -129,14 +135,18 @@ void give_back(void* arg) {
 void reusable_memory_assign(int mb, void*) { trim(limit_bytes(mb)); }
 
 void* alloc_reusable(MemoryContext owner, size_t bytes, size_t offset, bool no_oom) {
-    const size_t lead = (kLine - offset % kLine) % kLine;
     const int flags = no_oom ? MCXT_ALLOC_NO_OOM : 0;
-    if (bytes + lead < kMappedFrom) {
-        auto* p = static_cast<uint8_t*>(MemoryContextAllocExtended(owner, bytes + kLine, MCXT_ALLOC_HUGE | flags));
+    if (bytes < kMappedFrom) {
+        // Large ones with their array on a huge page boundary, as advise_huge
+        // advises whole huge pages only.
+        const size_t align = bytes >= 2 * kHuge ? kHuge : kLine;
+        auto* p = static_cast<uint8_t*>(MemoryContextAllocExtended(owner, bytes + align, MCXT_ALLOC_HUGE | flags));
         if (p == nullptr) return nullptr;
-        const uintptr_t at = (reinterpret_cast<uintptr_t>(p) + offset + kLine - 1) & ~(kLine - 1);
-        return reinterpret_cast<uint8_t*>(at - offset);
+        auto* array = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(p) + offset + align - 1) & ~(align - 1));
+        if (align == kHuge) advise_huge(array, bytes - offset);
+        return array - offset;
     }
+    const size_t lead = (kLine - offset % kLine) % kLine;
     auto* h = static_cast<Held*>(MemoryContextAllocExtended(owner, sizeof(Held), flags));
     if (h == nullptr) return nullptr;
     const size_t need = (bytes + lead + kHuge - 1) & ~(kHuge - 1);
