@@ -23,7 +23,8 @@ constexpr size_t kHuge = size_t(2) << 20;
 // (its mmap threshold rises to the size of a freed block up to that), and
 // unmaps larger ones at once: below this, palloc memory does as well as a
 // kept mapping (taking a filter's state out of it made bloom_agg's text
-// output, whose buffers then found no freed block, 250 ms slower, bench/README).
+// output, whose buffers then found no freed block, 200-450 ms slower,
+// bench/README).
 constexpr size_t kMappedFrom = size_t(32) << 20;
 constexpr size_t kLine = 64;
 
