@@ -21,13 +21,11 @@ namespace sketch_pg {
 
 namespace {
 
-constexpr uintptr_t kHuge = uintptr_t(2) << 20;
-
 // [from, to): the whole huge pages inside [p, p + len), empty when fewer than 2.
 bool huge_span(void* p, size_t len, uintptr_t* from, uintptr_t* to) {
-    *from = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
-    *to = (reinterpret_cast<uintptr_t>(p) + len) & ~(kHuge - 1);
-    return *to > *from && *to - *from >= 2 * kHuge;
+    *from = (reinterpret_cast<uintptr_t>(p) + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+    *to = (reinterpret_cast<uintptr_t>(p) + len) & ~(kHugePageBytes - 1);
+    return *to > *from && *to - *from >= 2 * kHugePageBytes;
 }
 
 // Whether the out-of-line value p is stored compressed.

@@ -18,6 +18,9 @@ extern "C" {
 
 namespace sketch_pg {
 
+// The size of a transparent huge page on x86-64.
+constexpr size_t kHugePageBytes = size_t(2) << 20;
+
 // Advises the 2 MiB-aligned part of [p, p + len) into huge pages: memory not
 // touched yet then faults in 2 MiB at a time. Nothing for less than 4 MiB.
 void advise_huge(void* p, size_t len);
@@ -90,8 +93,8 @@ inline bool holds(const FetchedFilter* f, struct varlena* raw) {
 
 // The backend's copy of raw when some FetchedFilter holds one, else a fresh
 // one in reusable memory (reusable_memory.hpp) whose array (after
-// `header_bytes` of varlena and format header) starts a cache line, held by
-// nobody yet (its context a child of cxt until hold_copy adopts it, so that a
+// `header_bytes` of varlena and format header) starts a cache line (from 4 MiB
+// a huge page), held by nobody yet (its context a child of cxt until hold_copy adopts it, so that a
 // failed validation frees it with cxt).
 FetchedCopy* find_or_fetch(struct varlena* raw, MemoryContext cxt, size_t header_bytes);
 // The copy of raw that some FetchedFilter of this backend holds, held by f

@@ -18,7 +18,6 @@ int reusable_memory_mb = 256;
 
 namespace {
 
-constexpr size_t kHuge = size_t(2) << 20;
 // glibc's malloc keeps freed blocks of up to 32 MiB for its next allocations
 // (its mmap threshold rises to the size of a freed block up to that), and
 // unmaps larger ones at once: below this, palloc memory does as well as a
@@ -91,12 +90,13 @@ Mapping take_kept(size_t bytes) {
 }
 
 Mapping map_new(size_t bytes) {
-    void* p = mmap(nullptr, bytes + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* p = mmap(nullptr, bytes + kHugePageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return Mapping{nullptr, 0};
     auto* raw = static_cast<uint8_t*>(p);
-    auto* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(raw) + kHuge - 1) & ~(kHuge - 1));
+    auto* base =
+        reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(raw) + kHugePageBytes - 1) & ~(kHugePageBytes - 1));
     if (base > raw) munmap(raw, size_t(base - raw));
-    munmap(base + bytes, size_t(raw + kHuge - base));  // what the alignment left over at the end
+    munmap(base + bytes, size_t(raw + kHugePageBytes - base));  // what the alignment left over at the end
 #ifdef MADV_HUGEPAGE
     (void)madvise(base, bytes, MADV_HUGEPAGE);
 #endif
@@ -140,17 +140,17 @@ void* alloc_reusable(MemoryContext owner, size_t bytes, size_t offset, bool no_o
     if (bytes < kMappedFrom) {
         // Large ones with their array on a huge page boundary, as advise_huge
         // advises whole huge pages only.
-        const size_t align = bytes >= 2 * kHuge ? kHuge : kLine;
+        const size_t align = bytes >= 2 * kHugePageBytes ? kHugePageBytes : kLine;
         auto* p = static_cast<uint8_t*>(MemoryContextAllocExtended(owner, bytes + align, MCXT_ALLOC_HUGE | flags));
         if (p == nullptr) return nullptr;
         auto* array = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(p) + offset + align - 1) & ~(align - 1));
-        if (align == kHuge) advise_huge(array, bytes - offset);
+        if (align == kHugePageBytes) advise_huge(array, bytes - offset);
         return array - offset;
     }
     const size_t lead = (kLine - offset % kLine) % kLine;
     auto* h = static_cast<Held*>(MemoryContextAllocExtended(owner, sizeof(Held), flags));
     if (h == nullptr) return nullptr;
-    const size_t need = (bytes + lead + kHuge - 1) & ~(kHuge - 1);
+    const size_t need = (bytes + lead + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
     Mapping m = take_kept(need);
     if (m.base == nullptr) m = map_new(need);
     if (m.base == nullptr && nkept > 0) {  // what is kept may be what the kernel lacks
