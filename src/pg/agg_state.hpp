@@ -123,12 +123,24 @@ struct BufferedState {
         SET_VARSIZE(st->flat, size);
         return st;
     }
-    // A new state holding a copy of value, a plain value of the structure's
-    // type (4-byte header); the caller sets the filter up as for create.
-    static BufferedState* create_copy(MemoryContext aggcontext, const char* name, const varlena* value) {
-        BufferedState* st = allocate(aggcontext, name, VARSIZE(value));
-        memcpy(st->flat, value, VARSIZE(value));
-        return st;
+    // A new state holding the value of `value` (any datum of the structure's
+    // type: stored, compressed or plain), detoasted straight into the state's
+    // memory; the caller validates it and sets the filter up as for create.
+    static BufferedState* create_copy(MemoryContext aggcontext, const char* name, Datum value) {
+        struct Target {
+            MemoryContext aggcontext;
+            const char* name;
+            BufferedState* st;
+        } target{aggcontext, name, nullptr};
+        detoast_copy_into(
+            value,
+            [](size_t len, void* arg) -> void* {
+                auto* t = static_cast<Target*>(arg);
+                t->st = allocate(t->aggcontext, t->name, len);
+                return t->st->flat;
+            },
+            &target);
+        return target.st;
     }
 
     // A state whose value (size bytes) is not written yet.

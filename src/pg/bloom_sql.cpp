@@ -564,18 +564,24 @@ static Datum combine_into_state(FunctionCallInfo fcinfo, void (*into)(uint8_t*, 
                                 const char* fn, const char* what) {
     MemoryContext aggcontext = aggregate_context(fcinfo, fn);
     const Datum state = PG_GETARG_DATUM(0);
-    const bool expanded = BloomAggState::is_one(state);
-    Opened a = inspect(expanded ? BloomAggState::of(state)->flat : detoast_large(state));
+    Datum result = state;
+    BloomAggState* made = nullptr;  // the expanded state made of a large plain one
+    struct varlena* v;
+    if (BloomAggState::is_one(state)) {
+        v = BloomAggState::of(state)->flat;
+    } else if (toast_raw_datum_size(state) >= kBloomBitsOffset + kBufferFromBytes + sb::kTailPad) {
+        made = BloomAggState::create_copy(aggcontext, "bloom combined state", state);  // detoasted straight in
+        v = made->flat;
+        result = made->datum();
+    } else {
+        v = detoast_large(state);
+        result = PointerGetDatum(v);
+    }
+    Opened a = inspect(v);
     Opened b = open_value(PG_GETARG_DATUM(1));
     check_compatible(a, b, what);
-    Datum result = expanded ? state : PointerGetDatum(a.v);
-    if (!expanded && a.g.bytes >= kBufferFromBytes) {
-        BloomAggState* st = BloomAggState::create_copy(aggcontext, "bloom combined state", a.v);
-        st->filter = BloomFilter{a.g, &guarded([&]() -> const sb::Ops& { return sb::ops_for(a.g.layout); })};
-        if (a.v != reinterpret_cast<struct varlena*>(DatumGetPointer(state))) pfree(a.v);
-        a.v = st->flat;
-        result = st->datum();
-    }
+    if (made != nullptr)
+        made->filter = BloomFilter{a.g, &guarded([&]() -> const sb::Ops& { return sb::ops_for(a.g.layout); })};
     into(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes);
     PG_RETURN_DATUM(result);
 }

@@ -114,15 +114,23 @@ using CbfAggState = sketch_pg::BufferedState<CbfFilter>;
 
 inline uint8_t* counters_of(CbfAggState* st) { return counters_of(st->flat); }
 
-// A new cbf_agg state of geometry g: empty, or a copy of `from`, a plain
-// value of that geometry.
-CbfAggState* new_agg_state(MemoryContext aggcontext, const cbf::Geometry& g, const varlena* from = nullptr) {
-    CbfAggState* st = from != nullptr ? CbfAggState::create_copy(aggcontext, "cbf_agg state", from)
-                                      : CbfAggState::create(aggcontext, "cbf_agg state", VARHDRSZ + cbf::value_bytes(g));
+CbfAggState* set_up(CbfAggState* st, const cbf::Geometry& g) {
     st->filter.g = g;
     st->filter.cxt = st->hdr.eoh_context;
-    if (from == nullptr) cbf::write_header(payload(st->flat), g);
     return st;
+}
+
+// A new, empty cbf_agg state of geometry g.
+CbfAggState* new_agg_state(MemoryContext aggcontext, const cbf::Geometry& g) {
+    CbfAggState* st = CbfAggState::create(aggcontext, "cbf_agg state", VARHDRSZ + cbf::value_bytes(g));
+    cbf::write_header(payload(st->flat), g);
+    return set_up(st, g);
+}
+
+// A cbf_agg state holding the cbf d, detoasted straight into it and validated.
+CbfAggState* agg_state_of(MemoryContext aggcontext, Datum d) {
+    CbfAggState* st = CbfAggState::create_copy(aggcontext, "cbf_agg state", d);
+    return set_up(st, view_of(st->flat).g);
 }
 
 // Raises 22004 for a NULL capacity, or a NULL fpr when one is passed.
@@ -481,23 +489,21 @@ static Datum merge_into_state(FunctionCallInfo fcinfo, const char* name) {
         into_g = st->filter.g;
         into_counters = counters_of(st);
         result = PG_GETARG_DATUM(0);
+    } else if (toast_raw_datum_size(PG_GETARG_DATUM(0)) >= VARHDRSZ + cbf::kHeaderBytes + kExpandedMinBytes) {
+        // A large state goes on as an expanded one, which the executor keeps
+        // where it is; a plain one it would copy into its own memory after
+        // this call, and again as the result (for 64 MiB, 16,384 fresh 4 KiB
+        // pages each time).
+        CbfAggState* st = agg_state_of(aggcontext, PG_GETARG_DATUM(0));
+        into_g = st->filter.g;
+        into_counters = counters_of(st);
+        result = st->datum();
     } else {
         varlena* state = own_state(PG_GETARG_DATUM(0));
         const cbf::View into = view_of(state);
         into_g = into.g;
-        if (into.g.counter_bytes() >= kExpandedMinBytes) {
-            // A large state goes on as an expanded one, which the executor
-            // keeps where it is; a plain one it would copy into its own
-            // memory after this call, and again as the result (for 64 MiB,
-            // 16,384 fresh 4 KiB pages each time).
-            CbfAggState* st = new_agg_state(aggcontext, into.g, state);
-            if (state != reinterpret_cast<varlena*>(DatumGetPointer(PG_GETARG_DATUM(0)))) pfree(state);
-            into_counters = counters_of(st);
-            result = st->datum();
-        } else {
-            into_counters = into.counters;
-            result = PointerGetDatum(state);
-        }
+        into_counters = into.counters;
+        result = PointerGetDatum(state);
     }
     const Datum other_datum = PG_GETARG_DATUM(1);
     if (CbfAggState::is_one(other_datum)) {

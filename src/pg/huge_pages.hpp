@@ -38,6 +38,9 @@ void* palloc0_large(size_t bytes);
 // detoast_into).
 struct varlena* detoast_large(Datum d);
 struct varlena* detoast_large_copy(Datum d);
+// d detoasted, or copied when it is plain, into memory from alloc(len, arg):
+// detoast_large_copy into memory of the caller's choosing.
+struct varlena* detoast_copy_into(Datum d, void* (*alloc)(size_t len, void* arg), void* arg);
 
 // Which stored value an out-of-line (VARATT_IS_EXTERNAL_ONDISK) datum is:
 // its TOAST relation and value id, which no other value has and which name a
