@@ -3,9 +3,15 @@
 // function such as bloom_contains pays: the next row cannot start its probe
 // before this one's answer) and the rate of independent cache-line updates
 // (what a batching aggregate can reach at best), at 1 to 64 MiB, with 4 KiB
-// and transparent huge pages.
+// and transparent huge pages. Then what a scan's lookups cost per row at best:
+// k random lines a row, requested a few rows ahead as the prefetching scan
+// does, with and without the 8 KB read a sequential scan makes every 110 rows
+// of `t` (a system call, which on a kernel with page table isolation and no
+// PCID also empties the TLB).
 //   make bench/core/memory_bench && bench/core/memory_bench
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -65,6 +71,60 @@ double independent_update_ns(size_t count, bool huge) {
     return ns;
 }
 
+// A file in the page cache for the scan's reads; unlinked at once.
+int page_cache_file(size_t bytes) {
+    char path[] = "/tmp/memory_bench.XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) std::abort();
+    unlink(path);
+    std::vector<char> chunk(size_t(1) << 20, 1);
+    for (size_t done = 0; done < bytes; done += chunk.size())
+        if (write(fd, chunk.data(), chunk.size()) != ssize_t(chunk.size())) std::abort();
+    return fd;
+}
+
+constexpr size_t kRowsPerPage = 110;  // rows of `t` in an 8 KB heap page
+constexpr size_t kRowsAhead = 8;      // the scan's read-ahead for k = 7
+constexpr size_t kScanFileBytes = size_t(128) << 20;
+
+// ns per row of a scan that reads one line of `count` (on huge pages) at each
+// of k random places per row (k = 0: the reads alone), the places of the row
+// kRowsAhead on prefetched first; with `fd`, an 8 KB pread every kRowsPerPage
+// rows.
+double scan_row_ns(size_t count, int k, int fd) {
+    auto* a = reinterpret_cast<uint8_t*>(lines(count, true));
+    std::fill_n(a, count * 64, uint8_t(1));
+    std::mt19937_64 rng(3);
+    const size_t rows = 4000000;
+    std::vector<uint64_t> digest(rows);
+    for (auto& d : digest) d = rng();
+    // count is a power of two: a place is a mask away, as a filter's probe is.
+    auto place = [&](uint64_t d, int i) {
+        const uint64_t mixed = (d + uint64_t(i) * ((d >> 29) | 1) * 0x9E3779B97F4A7C15ull) >> 7;
+        return a + (mixed & (count - 1)) * 64;
+    };
+    std::vector<char> page(8192);
+    off_t at = 0;
+    uint64_t sum = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (size_t r = 0; r < rows; ++r) {
+        if (fd >= 0 && r % kRowsPerPage == 0) {
+            if (pread(fd, page.data(), page.size(), at) != ssize_t(page.size())) std::abort();
+            at = (at + off_t(page.size())) % off_t(kScanFileBytes);
+            sum += uint8_t(page[r % page.size()]);
+        }
+        if (r + kRowsAhead < rows)
+            for (int i = 0; i < k; ++i) __builtin_prefetch(place(digest[r + kRowsAhead], i), 0, 3);
+        uint8_t all = 1;
+        for (int i = 0; i < k; ++i) all &= *place(digest[r], i);
+        sum += all;
+    }
+    const double ns = seconds_since(t0) * 1e9 / rows;
+    if (sum == 1) std::puts("");  // keeps the loads alive
+    std::free(a);
+    return ns;
+}
+
 }  // namespace
 
 int main() {
@@ -76,4 +136,13 @@ int main() {
                         independent_update_ns(count, huge));
         }
     }
+    const int fd = page_cache_file(kScanFileBytes);
+    std::printf("\n%8s %3s %26s %26s\n", "MiB", "k", "scan row, no reads (ns)", "scan row, 8 KB pread (ns)");
+    for (size_t mib : {1, 16, 64}) {
+        for (int k : {0, 1, 7}) {
+            const size_t count = mib * 1024 * 1024 / 64;
+            std::printf("%8zu %3d %26.1f %26.1f\n", mib, k, scan_row_ns(count, k, -1), scan_row_ns(count, k, fd));
+        }
+    }
+    close(fd);
 }
