@@ -570,7 +570,8 @@ RESET sketchshare.prefetch;
 -- correlated subquery, LATERAL, whole rows, system columns) gives the same
 -- rows with sketchshare.prefetch on and off (pg_temp.check), and the node is in
 -- every plan with the setting on. Parallel plans as the session allows them.
--- The filters are 4 MiB or more, so the node reads ahead for each of them.
+-- The filters are 4 MiB or more, so the node reads ahead for each of them (it
+-- does from 1 MiB).
 -- dq_t has NULL items, a dropped column, and 12000 rows (about 80 pages).
 RESET max_parallel_workers_per_gather;
 CREATE TABLE dq_t (id int, junk text, a bigint, b text, c int);

@@ -12,6 +12,8 @@ CREATE TABLE bloom_bench_f AS SELECT bloom_agg(x, 10000000, 0.01) AS f FROM t;
 ANALYZE bloom_bench_f;
 DROP TABLE IF EXISTS bloom_bench_small;
 CREATE TABLE bloom_bench_small AS SELECT bloom_agg(x, 100000, 0.01) AS f FROM (SELECT x FROM t LIMIT 100000) s;
+DROP TABLE IF EXISTS bloom_bench_mid;
+CREATE TABLE bloom_bench_mid AS SELECT bloom_agg(x, 1000000, 0.01) AS f FROM (SELECT x FROM t LIMIT 1000000) s;
 -- @name count_x
 SELECT count(x) FROM t;
 -- @name hll_add_agg vs count_x
@@ -53,3 +55,7 @@ SELECT count(*) FILTER (WHERE bloom_contains((SELECT f FROM bloom_bench_small), 
 SET sketchshare.prefetch = off;
 SELECT count(*) FILTER (WHERE bloom_contains((SELECT f FROM bloom_bench_small), x)) FROM t;
 RESET sketchshare.prefetch;
+-- A filter of 1.3 MB (1M items): beyond a core's second-level cache, within the
+-- last level's, read ahead as the 13 MB one is.
+-- @name filter_contains_mid vs filter_x_ne_0
+SELECT count(*) FILTER (WHERE bloom_contains((SELECT f FROM bloom_bench_mid), x)) FROM t;
