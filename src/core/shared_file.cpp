@@ -279,6 +279,16 @@ FileHeader read_and_validate(int fd, uint64_t size, const std::string& path, con
         fail(Errc::io_error, "could not read file \"%s\" of shared object \"%s\": %s", path.c_str(), label,
              errstr(errno).c_str());
     validate(h, reinterpret_cast<const uint8_t*>(&h), size, path, label, expected_kind);
+    // The op stripes, into the one count a reader of the header sees.
+    std::vector<uint8_t> stripes(64 * kOpStripes);
+    if (!pread_full(fd, stripes.data(), stripes.size(), off_t(kOpStripesOffset)))
+        fail(Errc::io_error, "could not read file \"%s\" of shared object \"%s\": %s", path.c_str(), label,
+             errstr(errno).c_str());
+    for (uint32_t i = 0; i < kOpStripes; ++i) {
+        uint64_t n;
+        std::memcpy(&n, stripes.data() + 64 * i, sizeof n);
+        h.ops += n;
+    }
     return h;
 }
 

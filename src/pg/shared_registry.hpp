@@ -156,7 +156,7 @@ int64 add_hashes_shared(Entry* e, const sketch::Hash128* hashes, int n, Insert i
         if (i == n) break;
         back_off(e, ticket);
     }
-    sketch::shared::add_ops(e->map.header(), 1);
+    sketch::shared::add_ops(e->map.header(), me, 1);
     unlock_shared(e, ticket);
     return fresh;
 }
@@ -172,7 +172,7 @@ void change_exclusive(Entry* e, Change change) {
         check_mutable(e);
     }
     change();
-    sketch::shared::add_ops(e->map.header(), 1);
+    sketch::shared::add_ops(e->map.header(), lock_owner_id(), 1);
     unlock_exclusive(e);
 }
 

@@ -232,7 +232,7 @@ Datum add_one(FunctionCallInfo fcinfo, bool weighted_call) {
     Held h;
     lock_for_write(e, v, &h);
     const bool stored = v.add(reinterpret_cast<const uint8_t*>(it.data), it.len, it.flags, w);
-    sh::add_ops(e->map.header(), 1);
+    sh::add_ops(e->map.header(), h.me, 1);
     unlock_reservoir(e, v, h);
     PG_RETURN_BOOL(stored);
 }
@@ -401,7 +401,7 @@ SKETCH_FUNCTION(shared_reservoir_add_many) {
             lock_for_write(e, v, &h);
             for (int j = 0; j < count; ++j)
                 stored += v.add(reinterpret_cast<const uint8_t*>(list[j].data), list[j].len, list[j].flags, lw[j]);
-            if (!counted) sh::add_ops(e->map.header(), 1);
+            if (!counted) sh::add_ops(e->map.header(), h.me, 1);
             counted = true;
             unlock_reservoir(e, v, h);
         }
@@ -446,7 +446,7 @@ SKETCH_FUNCTION(shared_reservoir_clear) {
     Held h;
     lock_for_write(e, v, &h);
     v.clear();
-    sh::add_ops(e->map.header(), 1);
+    sh::add_ops(e->map.header(), h.me, 1);
     unlock_reservoir(e, v, h);
     PG_RETURN_VOID();
 }

@@ -493,6 +493,34 @@ TEST_F(SharedFile, LargeCreateStopsAndCrashesCleanly) {
     EXPECT_EQ(sh::read_header(path("crashed"), "crashed", 0).file_id, 11u);
 }
 
+// Processes count ops in their stripes, two of them sharing one here: the
+// count stays exact, from the mapping and from the file.
+TEST_F(SharedFile, OpsCountedInStripesStayExact) {
+    std::string p = path("ops");
+    sh::create_file(p, "ops", spec(1), sh::Existing::refuse);
+    sh::Mapping m = sh::attach_file(p, "ops", 0, true, kRun);
+    const uint32_t owners[] = {7, 8, 9, 7 + sh::kOpStripes};  // the last shares 7's stripe
+    std::vector<pid_t> children;
+    for (uint32_t owner : owners) {
+        const pid_t pid = fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            sh::Mapping own = sh::attach_file(p, "ops", 0, true, kRun);
+            for (int i = 0; i < 100000; ++i) sh::add_ops(own.header(), owner, 1);
+            _exit(0);
+        }
+        children.push_back(pid);
+    }
+    for (pid_t pid : children) {
+        int status = 0;
+        ASSERT_EQ(waitpid(pid, &status, 0), pid);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    EXPECT_EQ(sh::load_ops(m.header()), 400000u);
+    EXPECT_EQ(sh::read_header(p, "ops", 0).ops, 400000u);
+    sh::unmap(m);
+}
+
 TEST_F(SharedFile, CopyRequiresFrozenAndCleansTheHeader) {
     std::string p = path("src");
     sh::create_file(p, "src", spec(1), sh::Existing::refuse);
@@ -501,7 +529,10 @@ TEST_F(SharedFile, CopyRequiresFrozenAndCleansTheHeader) {
     sh::Mapping m = sh::attach_file(p, "src", 0, true, kRun);
     m.payload()[1] = 7;
     m.header()->lock.writer = 12345;  // a stale lock word is not copied
-    sh::add_ops(m.header(), 3);
+    sh::add_ops(m.header(), 1001, 3);  // two processes: two stripes
+    sh::add_ops(m.header(), 1002, 2);
+    EXPECT_EQ(sh::load_ops(m.header()), 5u);
+    EXPECT_EQ(sh::read_header(p, "src", 0).ops, 5u);  // the stripes folded in
     sh::set_flags(m.header(), sh::kFrozen);
     sh::copy_file(p, path("dst"), "src", true, 2, kRun + 5);
     sh::Mapping c = sh::attach_file(path("dst"), "dst", 0, false, kRun);
@@ -509,7 +540,8 @@ TEST_F(SharedFile, CopyRequiresFrozenAndCleansTheHeader) {
     EXPECT_EQ(c.header()->created_run, kRun + 5);  // written by the run that copied it
     EXPECT_EQ(c.payload()[1], 7);
     EXPECT_EQ(c.header()->lock.writer, 0u);
-    EXPECT_EQ(sh::load_ops(c.header()), 3u);
+    EXPECT_EQ(sh::load_ops(c.header()), 5u);
+    EXPECT_EQ(c.header()->ops, 5u);  // the total in the word, the copy's stripes clear
     EXPECT_EQ(sh::load_flags(c.header()), uint32_t(sh::kFrozen));
     EXPECT_THROW(sh::copy_file(p, path("dst"), "src", true, 3, kRun), sketch::Error);  // O_EXCL
     // a source larger than the bound is refused before the copy is created
