@@ -570,8 +570,8 @@ RESET sketchshare.prefetch;
 -- correlated subquery, LATERAL, whole rows, system columns) gives the same
 -- rows with sketchshare.prefetch on and off (pg_temp.check), and the node is in
 -- every plan with the setting on. Parallel plans as the session allows them.
--- The filters are 4 MiB or more, so the node reads ahead for each of them (it
--- does from 1 MiB).
+-- The filters are 4 MiB or more, or (bm) between 1 and 4 MiB: the node reads
+-- ahead for each of them (from 1 MiB).
 -- dq_t has NULL items, a dropped column, and 12000 rows (about 80 pages).
 RESET max_parallel_workers_per_gather;
 CREATE TABLE dq_t (id int, junk text, a bigint, b text, c int);
@@ -582,7 +582,8 @@ CREATE TABLE dq_u (k int, a bigint);
 INSERT INTO dq_u SELECT i, i * 7 FROM generate_series(1, 3000, 3) i;
 ANALYZE dq_t, dq_u;
 CREATE TABLE dq_f AS
-SELECT bloom_agg(a, 5000000, 0.01) AS bf, cbf_agg(a, 1000000) AS cf, bloom_agg(b, 5000000, 0.01, 'block<uint64,5>') AS bb
+SELECT bloom_agg(a, 5000000, 0.01) AS bf, cbf_agg(a, 1000000) AS cf, bloom_agg(b, 5000000, 0.01, 'block<uint64,5>') AS bb,
+       bloom_agg(a, 1000000, 0.01) AS bm
 FROM dq_t WHERE id % 4 = 0;
 SELECT shared_cbf_create('dq_sc', 2000000);
 SELECT shared_cbf_add_many('dq_sc', array_agg(a)) FROM dq_t WHERE id % 5 = 0;
@@ -590,7 +591,8 @@ SELECT shared_bloom_create('dq_sb', 5000000, 0.01);
 SELECT shared_bloom_add_many('dq_sb', array_agg(b)) FROM dq_t WHERE id % 6 = 0;
 SELECT (bloom_info(bf)->>'bytes')::int >= 4194304 AS bf_large, (bloom_info(bb)->>'bytes')::int >= 4194304 AS bb_large,
        (cbf_stats(cf)->>'bytes')::int >= 4194304 AS cf_large, (shared_cbf_stats('dq_sc')->>'bytes')::int >= 4194304 AS sc_large,
-       (shared_bloom_stats('dq_sb')->>'bytes')::int >= 4194304 AS sb_large
+       (shared_bloom_stats('dq_sb')->>'bytes')::int >= 4194304 AS sb_large,
+       (bloom_info(bm)->>'bytes')::int BETWEEN 1048576 AND 4194303 AS bm_mid
 FROM dq_f;
 
 DO $$
@@ -599,7 +601,7 @@ DECLARE
         'bloom_contains((SELECT bf FROM dq_f), t.a)', '(SELECT bf FROM dq_f) @> t.a', 'cbf_contains((SELECT cf FROM dq_f), t.a)',
         'cbf_count_of((SELECT cf FROM dq_f), t.a) > 0', 'bloom_contains((SELECT bb FROM dq_f), t.b)',
         'shared_cbf_contains(''dq_sc'', t.a)', 'shared_cbf_count_of(''dq_sc'', t.a) > 0',
-        'shared_bloom_contains(''dq_sb'', t.b)'];
+        'shared_bloom_contains(''dq_sb'', t.b)', 'bloom_contains((SELECT bm FROM dq_f), t.a)'];
     shapes text[] := ARRAY[
         'SELECT t.id FROM dq_t t WHERE %s',
         'SELECT count(*) FILTER (WHERE %s) FROM dq_t t',
