@@ -155,9 +155,10 @@ inline uint32_t load_flags(const FileHeader* h) { return __atomic_load_n(&h->fla
 inline void set_flags(FileHeader* h, uint32_t bits) { __atomic_fetch_or(&h->flags, bits, __ATOMIC_SEQ_CST); }
 // Every add of every process counts an op: one shared word would pass its
 // cache line from core to core at each (two sessions adding at once took
-// 16-22% less time with stripes, bench/README "Ops counted in stripes"). A process counts in
-// the stripe its lock owner id picks; the count is the word plus the stripes
-// (zero in files made before them: their header page is written whole).
+// 16-22% less time with stripes, bench/README "Ops counted in stripes"). A
+// process counts in the stripe its lock owner id picks; the count is the word
+// plus the stripes (zero in files made before them: their header page is
+// written whole).
 inline const uint64_t* op_stripe(const FileHeader* h, uint32_t i) {
     return reinterpret_cast<const uint64_t*>(reinterpret_cast<const uint8_t*>(h) + kOpStripesOffset + 64 * i);
 }

@@ -532,7 +532,6 @@ SKETCH_FUNCTION(bloom_agg_final) {
     PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 }
 
-
 // The bytes of bloom_agg's state for the aggregate's arguments (item, n, fpr
 // [, layout]) when they are constants the state can be made of, else 0.
 static size_t bloom_agg_state_bytes(List* args) {

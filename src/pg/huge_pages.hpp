@@ -97,8 +97,8 @@ inline bool holds(const FetchedFilter* f, struct varlena* raw) {
 // The backend's copy of raw when some FetchedFilter holds one, else a fresh
 // one in reusable memory (reusable_memory.hpp) whose array (after
 // `header_bytes` of varlena and format header) starts a cache line (from 4 MiB
-// a huge page), held by nobody yet (its context a child of cxt until hold_copy adopts it, so that a
-// failed validation frees it with cxt).
+// a huge page), held by nobody yet (its context a child of cxt until hold_copy
+// adopts it, so that a failed validation frees it with cxt).
 FetchedCopy* find_or_fetch(struct varlena* raw, MemoryContext cxt, size_t header_bytes);
 // The copy of raw that some FetchedFilter of this backend holds, held by f
 // too from now on; nullptr when none does (nothing is fetched).
