@@ -70,7 +70,8 @@ await_server() {
 PIDS=()
 
 # start_test NAME [EXIT_SQL...]: each script test works in a database of its
-# own, NAME (made afresh with the extension, exported as PGDATABASE and DB),
+# own, NAME (made afresh with the extension, exported as PGDATABASE and DB,
+# committing synchronously),
 # and a folder of its own, WORK (open to the server's OS user, SERVER_OWNER,
 # which writes exports there). Whichever way the script ends, end_test cleans up.
 start_test() {
@@ -81,6 +82,11 @@ start_test() {
     chmod 777 "$WORK"
     trap end_test EXIT
     psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+    # The throwaway cluster commits asynchronously, and a crash test's SIGKILL
+    # restarts the server, which loses commits not yet written: every session
+    # of a test's database commits synchronously, so what a test set up before
+    # its crash is there after it (the extension, the objects' catalog rows).
+    psql -X -q -d postgres -c "ALTER DATABASE $DB SET synchronous_commit = on"
     export PGDATABASE=$DB
     q "CREATE EXTENSION sketchshare" >/dev/null
     SERVER_OWNER=$(stat -c %U "$(q "SHOW data_directory")")  # the OS user that runs the server
