@@ -58,5 +58,9 @@ unit: $(UNIT_BIN)
 bench/core/%_bench: bench/core/%_bench.cpp $(CORE_OBJS) $(wildcard src/core/*.hpp)
 	$(CXX) -std=c++17 -O2 -g -Isrc/core -o $@ $< $(CORE_OBJS) -lbenchmark -lpthread
 
-EXTRA_CLEAN  = $(UNIT_BIN) results regression.diffs regression.out
+# ---- the table docs/fpr.svg is drawn from (scripts/fpr_chart.sh) ----
+scripts/fpr_table: scripts/fpr_table.cpp $(CORE_OBJS) $(wildcard src/core/*.hpp)
+	$(CXX) -std=c++17 -O2 -Isrc/core -o $@ $< $(CORE_OBJS)
+
+EXTRA_CLEAN  = scripts/fpr_table $(UNIT_BIN) results regression.diffs regression.out
 .PHONY: unit

@@ -35,7 +35,7 @@ as_server_user() {
 
 # Debian packages the build, the tests and the benchmarks need.
 SKETCH_PACKAGES=(make g++ postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR libxxhash-dev
-                 googletest libgtest-dev libbenchmark-dev xxhash postgresql-$PG_MAJOR-hll python3)
+                 googletest libgtest-dev libbenchmark-dev xxhash postgresql-$PG_MAJOR-hll python3 gnuplot-nox)
 
 install_dependencies() {
     local missing=()
