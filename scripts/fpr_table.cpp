@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <limits>
 
-#include "bloom.hpp"
-#include "cbf.hpp"
+#include "bloom/bloom.hpp"
+#include "cbf/cbf.hpp"
 
 namespace {
 

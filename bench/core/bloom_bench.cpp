@@ -15,13 +15,13 @@
 #include <string>
 #include <vector>
 
-#include "bloom.hpp"
+#include "bloom/bloom.hpp"
 #include "hash.hpp"
 
 // The same kernels instantiated here at a fixed configuration, called
 // directly (no dispatch): the baseline for run-time configuration's cost.
 #define BLOOM_KERNEL_NS kernels_bench_fixed
-#include "bloom_kernels.hpp"
+#include "bloom/bloom_kernels.hpp"
 
 using namespace sketch;
 using namespace sketch::bloom;

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <vector>
 
-#include "cbf.hpp"
+#include "cbf/cbf.hpp"
 
 using namespace sketch;
 

@@ -14,8 +14,8 @@
 #include <cstring>
 #include <vector>
 
-#include "cbf.hpp"
-#include "cbf_regions.hpp"
+#include "cbf/cbf.hpp"
+#include "cbf/cbf_regions.hpp"
 
 using namespace sketch;
 

@@ -9,7 +9,7 @@
 
 #include <new>
 
-#include "../core/error.hpp"
+#include "error.hpp"
 #include "pg.hpp"
 
 namespace sketch_pg {

@@ -3,8 +3,8 @@
 // its items through here, so sketch_hash() predicts membership everywhere.
 #pragma once
 
-#include "../core/hash.hpp"
-#include "huge_pages.hpp"
+#include "hash.hpp"
+#include "memory/huge_pages.hpp"
 #include "pg.hpp"
 
 namespace sketch_pg {

@@ -5,8 +5,8 @@
 #include <climits>
 
 #include "pg.hpp"
-#include "reusable_memory.hpp"
-#include "shared_registry.hpp"
+#include "memory/reusable_memory.hpp"
+#include "shared_objects/shared_registry.hpp"
 
 extern "C" {
 #include "utils/guc.h"

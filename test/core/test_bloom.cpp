@@ -5,8 +5,8 @@
 #include <cstring>
 #include <thread>
 
-#include "bloom.hpp"
-#include "bloom_format.hpp"
+#include "bloom/bloom.hpp"
+#include "bloom/bloom_format.hpp"
 #include "test_bloom_util.hpp"
 
 using namespace sketch;

@@ -15,7 +15,7 @@
 
 #include <cmath>
 
-#include "bloom.hpp"
+#include "bloom/bloom.hpp"
 #include "test_bloom_util.hpp"
 
 using namespace sketch;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "bloom.hpp"
+#include "bloom/bloom.hpp"
 
 namespace bloom_test {
 

@@ -12,9 +12,9 @@
 #include <thread>
 #include <vector>
 
-#include "cbf.hpp"
-#include "cbf_format.hpp"
-#include "cbf_regions.hpp"
+#include "cbf/cbf.hpp"
+#include "cbf/cbf_format.hpp"
+#include "cbf/cbf_regions.hpp"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "error.hpp"
-#include "reservoir.hpp"
+#include "reservoir/reservoir.hpp"
 
 using namespace sketch::reservoir;
 

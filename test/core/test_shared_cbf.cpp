@@ -7,9 +7,9 @@
 #include <thread>
 #include <vector>
 
-#include "cbf.hpp"
+#include "cbf/cbf.hpp"
 #include "hash.hpp"
-#include "rwlock.hpp"
+#include "shared/rwlock.hpp"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "error.hpp"
-#include "shared_file.hpp"
+#include "shared/shared_file.hpp"
 
 namespace sh = sketch::shared;
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "error.hpp"
-#include "rwlock.hpp"
-#include "shared_reservoir.hpp"
+#include "shared/rwlock.hpp"
+#include "reservoir/shared_reservoir.hpp"
 
 namespace {
 

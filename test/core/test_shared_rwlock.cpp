@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "rwlock.hpp"
+#include "shared/rwlock.hpp"
 
 using sketch::LockResult;
 using sketch::ReadTicket;

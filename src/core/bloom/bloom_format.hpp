@@ -1,0 +1,47 @@
+// The binary form of a bloom value, shared by the varlena, send/recv, bytea
+// casts and text I/O (as hex). All fields little endian:
+//
+//   offset size field
+//        0    1 format version (1)
+//        1    1 kind: 0 block, 1 multiblock, 2 fast_multiblock32, 3 fast_multiblock64, 4 cbf
+//        2    1 block type: 0 uint8, 1 uint16, 2 uint32, 3 uint64, 4 uint64[2], 5 uint64[4], 6 uint64[8]
+//        3    1 K (1..32)
+//        4    1 K' (1..32; cbf: 1)
+//        5    1 reserved, 0
+//        6    2 stride in bytes (0 = natural)
+//        8    4 reserved, 0
+//       12    8 capacity in bits (a multiple of 8, consistent with the layout)
+//       20    8 hash seed
+//       28      the bit array, capacity / 8 bytes
+//
+// In memory (the varlena) the 4-byte length word precedes it, so the bit
+// array starts 8-byte aligned at offset 32, and kTailPad zero bytes follow.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "bloom/bloom.hpp"
+
+namespace sketch {
+namespace bloom {
+
+constexpr size_t kHeaderBytes = 28;
+constexpr uint8_t kFormatVersion = 1;
+
+struct Header {
+    Geometry geometry;
+    uint64_t seed = 0;
+};
+
+void write_header(uint8_t* out, const Geometry& g, uint64_t seed);
+// Decodes and validates the header fields (not the length that follows);
+// throws `code` with a message saying what is wrong.
+Header read_header(const uint8_t* in, size_t len, Errc code);
+// A complete external form: a valid header and exactly
+// capacity / 8 bytes of bit array after it.
+Header read_external(const uint8_t* in, size_t len, Errc code);
+inline size_t external_size(const Geometry& g) { return kHeaderBytes + size_t(g.bytes); }
+
+}  // namespace bloom
+}  // namespace sketch

@@ -1,0 +1,356 @@
+// Compile-time Bloom kernels: one instantiation per (subfilter, K'), reached
+// through a table of function pointers (bloom.hpp's Ops) chosen once per call.
+//
+// Internal header of the core. Every translation unit that includes it must
+// first define BLOOM_KERNEL_NS to a name of its own: the templates below are
+// then distinct entities per TU, so the linker can never merge an AVX2-compiled
+// instantiation into the baseline path (an ODR trap with per-file -mavx2).
+//
+// Probe generation (Boost.Bloom's implementation notes):
+//   h <- hash.lo | 1                               (odd, for the MCG below)
+//   for each of the K subarrays:
+//     p <- high64(h * r)                           (fastrange: position in [0, r))
+//     h <- h * 0xf1357aea2e62a9c5 mod 2^64         (multiplicative congruential step)
+//     the subfilter at byte p * stride selects its bits from h:
+//       block / multiblock: successive log2(b)-bit fields above bit 0,
+//         (64 - log2 b) / log2 b of them per hash, then h <- mulx64(h)
+//         (b = block width in bits; in a Block uint64[N], field value n is
+//         bit n / N of word n % N)
+//       fast_multiblock32: 8 words per hash, word j gets bit
+//         (j even: h >> (1 + 5(j/2)), j odd: h >> (32 + 5(j/2))) & 31
+//       fast_multiblock64: 8 words per hash, word j gets bit (h >> (1 + 6j)) & 63
+//       then h <- mulx64(h) for the next 8 words.
+// cbf<K>: bit (lo + i * (hi | 1)) mod m for i in [0, K).
+#pragma once
+
+#ifndef BLOOM_KERNEL_NS
+#error "define BLOOM_KERNEL_NS before including bloom_kernels.hpp"
+#endif
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+#include "bloom/bloom.hpp"
+
+namespace sketch {
+namespace bloom {
+namespace BLOOM_KERNEL_NS {
+
+constexpr uint64_t kMcg = 0xf1357aea2e62a9c5ull;
+
+#ifndef BLOOM_PREFETCH_LINES
+#define BLOOM_PREFETCH_LINES 64
+#endif
+// Filters smaller than this are taken to stay in the L2 cache.
+constexpr uint64_t kCachedBytes = uint64_t(256) << 10;
+
+inline __attribute__((always_inline)) uint64_t mulhi(uint64_t a, uint64_t b) {
+    return uint64_t((static_cast<unsigned __int128>(a) * b) >> 64);
+}
+inline __attribute__((always_inline)) uint64_t mulx64(uint64_t x) {
+    unsigned __int128 r = static_cast<unsigned __int128>(x) * 0x9E3779B97F4A7C15ull;
+    return uint64_t(r >> 64) ^ uint64_t(r);
+}
+
+template <typename W>
+inline __attribute__((always_inline)) W load(const uint8_t* p) {
+    W w;
+    std::memcpy(&w, p, sizeof w);
+    return w;
+}
+template <typename W>
+inline __attribute__((always_inline)) void store(uint8_t* p, W w) {
+    std::memcpy(p, &w, sizeof w);
+}
+
+constexpr unsigned log2u(unsigned x) { return x <= 1 ? 0 : 1 + log2u(x / 2); }
+
+// Calls f(n) for each of KP log2(BW)-bit fields of h (BW = block width in bits).
+template <unsigned BW, unsigned KP, typename F>
+inline __attribute__((always_inline)) void fields(uint64_t h, F&& f) {
+    constexpr unsigned shift = log2u(BW);
+    constexpr uint64_t mask = BW - 1;
+    constexpr unsigned per_hash = (64 - shift) / shift;
+    uint64_t x = h;
+    // Unrolled whole: the field count is known, and a loop left rolled
+    // costs a Boost-style fixed kernel's time again in branches.
+#pragma GCC unroll 64
+    for (unsigned t = 0; t < KP; ++t) {
+        if (t != 0 && t % per_hash == 0) x = h = mulx64(h);
+        x >>= shift;
+        f(x & mask);
+    }
+}
+
+// ---- subfilters: mark/check one subarray at p; bits() lists bit offsets ----
+
+// mark, check and bits of a subfilter that names its bits through
+// Sub::words(h, f) as f(word index, bit in that word), words of type W: one
+// read-modify-write (or test) per bit.
+template <typename Sub, typename W>
+struct WordBits {
+    static constexpr unsigned kWordBits = sizeof(W) * 8;
+    static inline __attribute__((always_inline)) bool mark(uint8_t* p, uint64_t h) {
+        bool changed = false;
+        Sub::words(h, [&](unsigned w, unsigned b) {
+            const W old = load<W>(p + w * sizeof(W));
+            const W now = W(old | W(W(1) << b));
+            changed |= now != old;
+            store<W>(p + w * sizeof(W), now);
+        });
+        return changed;
+    }
+    static inline __attribute__((always_inline)) bool check(const uint8_t* p, uint64_t h) {
+        bool ok = true;
+        Sub::words(h, [&](unsigned w, unsigned b) { ok &= ((load<W>(p + w * sizeof(W)) >> b) & 1) != 0; });
+        return ok;
+    }
+    template <typename F>
+    static inline __attribute__((always_inline)) void bits(uint64_t h, F&& f) {
+        Sub::words(h, [&](unsigned w, unsigned b) { f(w * kWordBits + b); });
+    }
+};
+
+// block<W[NW], KP>
+template <typename W, unsigned NW, unsigned KP>
+struct BlockSub : WordBits<BlockSub<W, NW, KP>, W> {
+    using Base = WordBits<BlockSub<W, NW, KP>, W>;
+    static constexpr unsigned kWidth = Base::kWordBits * NW;
+    static constexpr unsigned kUsed = sizeof(W) * NW;
+
+    template <typename F>
+    static inline __attribute__((always_inline)) void words(uint64_t h, F&& f) {
+        fields<kWidth, KP>(h, [&](uint64_t n) { f(unsigned(n % NW), unsigned(n / NW)); });
+    }
+    // One word: its bits as one mask, built in a register, and the word
+    // touched once. Several words: a bit at a time (a mask array would live
+    // on the stack and be walked word by word).
+    static inline __attribute__((always_inline)) W mask(uint64_t h) {
+        W m = 0;
+        fields<kWidth, KP>(h, [&](uint64_t n) { m |= W(W(1) << n); });
+        return m;
+    }
+    static inline __attribute__((always_inline)) bool mark(uint8_t* p, uint64_t h) {
+        if (NW > 1) return Base::mark(p, h);
+        const W m = mask(h), old = load<W>(p);
+        store<W>(p, W(old | m));
+        return (old | m) != old;
+    }
+    static inline __attribute__((always_inline)) bool check(const uint8_t* p, uint64_t h) {
+        if (NW > 1) return Base::check(p, h);
+        const W m = mask(h);
+        return (load<W>(p) & m) == m;
+    }
+};
+
+// multiblock<W[NW], KP>: field j sets one bit in block j.
+template <typename W, unsigned NW, unsigned KP>
+struct MultiblockSub : WordBits<MultiblockSub<W, NW, KP>, W> {
+    static constexpr unsigned kWidth = sizeof(W) * 8 * NW;
+    static constexpr unsigned kUsed = sizeof(W) * NW * KP;
+
+    template <typename F>
+    static inline __attribute__((always_inline)) void words(uint64_t h, F&& f) {
+        unsigned j = 0;
+        fields<kWidth, KP>(h, [&](uint64_t n) { f(unsigned(j++ * NW + n % NW), unsigned(n / NW)); });
+    }
+};
+
+// fast_multiblock32<KP> / fast_multiblock64<KP>, portable bit selection.
+inline __attribute__((always_inline)) unsigned fm32_bit(uint64_t h, unsigned j) {
+    return unsigned(h >> ((j & 1) ? 32 + 5 * (j >> 1) : 1 + 5 * (j >> 1))) & 31;
+}
+inline __attribute__((always_inline)) unsigned fm64_bit(uint64_t h, unsigned j) { return unsigned(h >> (1 + 6 * j)) & 63; }
+
+template <typename W, unsigned KP>
+struct FastSub : WordBits<FastSub<W, KP>, W> {
+    static constexpr unsigned kUsed = sizeof(W) * KP;
+    static inline __attribute__((always_inline)) unsigned bit(uint64_t h, unsigned j) {
+        return sizeof(W) == 4 ? fm32_bit(h, j) : fm64_bit(h, j);
+    }
+    template <typename F>
+    static inline __attribute__((always_inline)) void words(uint64_t h, F&& f) {
+        for (unsigned c = 0; c * 8 < KP; ++c) {
+            const unsigned lanes = KP - c * 8 < 8 ? KP - c * 8 : 8;
+            for (unsigned j = 0; j < lanes; ++j) f(c * 8 + j, bit(h, j));
+            h = mulx64(h);
+        }
+    }
+};
+
+// ---- drivers over the K subarrays ----
+
+// Sub provides mark/check (possibly SIMD); Ref provides bits() for atomics.
+template <typename Sub, typename Ref = Sub>
+struct Driver {
+    // kOne: the filter has one subarray per item (K = 1, every layout's
+    // default but classic), so the loop over subarrays compiles away. The
+    // calls below pick it once per call or batch, not per item.
+    template <bool kOne>
+    static inline __attribute__((always_inline)) uint32_t subarrays(const Span& s) {
+        return kOne ? 1 : s.k;
+    }
+    template <bool kOne>
+    static inline __attribute__((always_inline)) bool insert1(const Span& s, uint64_t lo) {
+        uint64_t h = lo | 1;
+        bool changed = false;
+        for (uint32_t i = 0; i < subarrays<kOne>(s); ++i) {
+            const uint64_t p = mulhi(h, s.positions);
+            h *= kMcg;
+            changed |= Sub::mark(s.bits + p * s.stride, h);
+        }
+        return changed;
+    }
+    template <bool kOne>
+    static inline __attribute__((always_inline)) bool contains1(const Span& s, uint64_t lo) {
+        uint64_t h = lo | 1;
+        for (uint32_t i = 0; i < subarrays<kOne>(s); ++i) {
+            const uint64_t p = mulhi(h, s.positions);
+            h *= kMcg;
+            if (!Sub::check(s.bits + p * s.stride, h)) return false;
+        }
+        return true;
+    }
+    template <bool kOne>
+    static inline __attribute__((always_inline)) void prefetch1(const Span& s, uint64_t lo) {
+        uint64_t h = lo | 1;
+        for (uint32_t i = 0; i < subarrays<kOne>(s); ++i) {
+            const uint64_t p = mulhi(h, s.positions);
+            h *= kMcg;
+            const uint8_t* q = s.bits + p * s.stride;
+            __builtin_prefetch(q, 1, 3);
+            if (Sub::kUsed > 1) __builtin_prefetch(q + Sub::kUsed - 1, 1, 3);
+        }
+    }
+
+    // Prefetch distance in items: enough lines in flight to cover memory
+    // latency, not more than the core can track (BLOOM_PREFETCH_LINES). None
+    // for a batch too short to fill the window, or a filter that stays in L2
+    // (there prefetching only repeats the position arithmetic).
+    static size_t distance(const Span& s, size_t n) {
+        if (n < 8 || s.positions * s.stride < kCachedBytes) return 0;
+        size_t c = BLOOM_PREFETCH_LINES / (s.k * (Sub::kUsed > 1 ? 2 : 1));
+        return c < 2 ? 2 : c;
+    }
+
+    // f(std::true_type) when the filter has one subarray per item, else
+    // f(std::false_type): f then instantiates the kernel with kOne.
+    template <typename F>
+    static inline __attribute__((always_inline)) decltype(auto) by_subarrays(const Span& s, F&& f) {
+        return s.k == 1 ? f(std::true_type{}) : f(std::false_type{});
+    }
+
+    static bool insert_one(const Span& s, Hash128 h) {
+        return by_subarrays(s, [&](auto one) { return insert1<decltype(one)::value>(s, h.lo); });
+    }
+    static void prefetch_one(const Span& s, Hash128 h) {
+        by_subarrays(s, [&](auto one) { prefetch1<decltype(one)::value>(s, h.lo); });
+    }
+    static bool contains_one(const Span& s, Hash128 h) {
+        return by_subarrays(s, [&](auto one) { return contains1<decltype(one)::value>(s, h.lo); });
+    }
+
+    // The batch loops work on a copy of the span: their byte stores could
+    // alias the caller's, which would make every item reload it.
+    template <bool kOne>
+    static void insert_batch(const Span s, const Hash128* hs, size_t n) {
+        // A sliding window: item i + d is prefetched as item i is inserted.
+        const size_t d = distance(s, n);
+        for (size_t i = 0; i < d && i < n; ++i) prefetch1<kOne>(s, hs[i].lo);
+        for (size_t i = 0; i < n; ++i) {
+            if (d != 0 && i + d < n) prefetch1<kOne>(s, hs[i + d].lo);
+            insert1<kOne>(s, hs[i].lo);
+        }
+    }
+    template <bool kOne>
+    static size_t contains_batch(const Span s, const Hash128* hs, size_t n, bool* out) {
+        size_t found = 0;
+        const size_t d = distance(s, n);
+        for (size_t i = 0; i < d && i < n; ++i) prefetch1<kOne>(s, hs[i].lo);
+        for (size_t i = 0; i < n; ++i) {
+            if (d != 0 && i + d < n) prefetch1<kOne>(s, hs[i + d].lo);
+            const bool hit = contains1<kOne>(s, hs[i].lo);
+            if (out) out[i] = hit;
+            found += hit;
+        }
+        return found;
+    }
+    static void insert_many(const Span& s, const Hash128* hs, size_t n) {
+        by_subarrays(s, [&](auto one) { insert_batch<decltype(one)::value>(s, hs, n); });
+    }
+    static size_t contains_many(const Span& s, const Hash128* hs, size_t n, bool* out) {
+        return by_subarrays(s, [&](auto one) { return contains_batch<decltype(one)::value>(s, hs, n, out); });
+    }
+
+    // Thread-safe: every bit is set by a relaxed fetch_or on its aligned
+    // 64-bit word (s.bits must be 8-byte aligned).
+    static bool insert_atomic(const Span& s, Hash128 hash) {
+        uint64_t* words = reinterpret_cast<uint64_t*>(s.bits);
+        uint64_t h = hash.lo | 1;
+        bool changed = false;
+        for (uint32_t i = 0; i < s.k; ++i) {
+            const uint64_t p = mulhi(h, s.positions);
+            h *= kMcg;
+            const uint64_t base = p * s.stride * 8;
+            Ref::bits(h, [&](uint64_t off) {
+                const uint64_t b = base + off;
+                const uint64_t m = uint64_t(1) << (b & 63);
+                changed |= (__atomic_fetch_or(&words[b >> 6], m, __ATOMIC_RELAXED) & m) == 0;
+            });
+        }
+        return changed;
+    }
+    static bool contains_concurrent(const Span& s, Hash128 hash) {
+        const uint64_t* words = reinterpret_cast<const uint64_t*>(s.bits);
+        uint64_t h = hash.lo | 1;
+        for (uint32_t i = 0; i < s.k; ++i) {
+            const uint64_t p = mulhi(h, s.positions);
+            h *= kMcg;
+            const uint64_t base = p * s.stride * 8;
+            bool ok = true;
+            Ref::bits(h, [&](uint64_t off) {
+                const uint64_t b = base + off;
+                ok &= ((__atomic_load_n(&words[b >> 6], __ATOMIC_RELAXED) >> (b & 63)) & 1) != 0;
+            });
+            if (!ok) return false;
+        }
+        return true;
+    }
+
+    static constexpr Ops ops() {
+        return Ops{&insert_one, &contains_one, &insert_many, &contains_many, &insert_atomic, &contains_concurrent,
+                   &prefetch_one};
+    }
+};
+
+// Table of Ops for K' = 1..kMaxKp of one subfilter family.
+template <template <unsigned> class Make, unsigned... I>
+constexpr OpsRow make_row(std::integer_sequence<unsigned, I...>) {
+    return OpsRow{{Make<I + 1>::type::ops()...}};
+}
+
+// The rows of a block-based family (BlockSub or MultiblockSub), one per block
+// type; each family's rows are instantiated in a translation unit of its own.
+template <template <typename, unsigned, unsigned> class Sub>
+struct BlockFamilyRows {
+    template <typename W, unsigned NW>
+    struct Family {
+        template <unsigned KP>
+        struct Make {
+            using type = Driver<Sub<W, NW, KP>>;
+        };
+    };
+    using Seq = std::make_integer_sequence<unsigned, kMaxKp>;
+    static inline const OpsRow rows[kBlockTypes] = {
+        make_row<Family<uint8_t, 1>::template Make>(Seq{}),  make_row<Family<uint16_t, 1>::template Make>(Seq{}),
+        make_row<Family<uint32_t, 1>::template Make>(Seq{}), make_row<Family<uint64_t, 1>::template Make>(Seq{}),
+        make_row<Family<uint64_t, 2>::template Make>(Seq{}), make_row<Family<uint64_t, 4>::template Make>(Seq{}),
+        make_row<Family<uint64_t, 8>::template Make>(Seq{}),
+    };
+};
+
+}  // namespace BLOOM_KERNEL_NS
+}  // namespace bloom
+}  // namespace sketch

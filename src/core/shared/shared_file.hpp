@@ -1,0 +1,212 @@
+// The file behind a shared object: a fixed 12 KiB header (identity, geometry,
+// flags, counters, the lock and its reader slots) followed by the payload
+// (the structure's counters or bits), mapped MAP_SHARED by every process.
+//
+//   offset 0     FileHeader (immutable part, then mutable words on their own cache lines)
+//   offset 1024  op stripes: kOpStripes x uint64, each on its own cache line
+//   offset 4096  reader slots of the lock: kReaderSlots x uint32
+//   offset 8192  item stripes: kItemStripes x uint32
+//   offset 12288 payload (page aligned), payload_bytes long; file size = 12288 + payload_bytes
+//
+// The format is native-endian (a file from a machine of the other byte order
+// fails the magic check). Creation writes every header field but the magic,
+// then the magic: a header without magic was left by an interrupted create.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "shared/rwlock.hpp"
+
+namespace sketch {
+namespace shared {
+
+constexpr uint64_t kMagic = 0x31424f4853544b53ULL;  // "SKTSHOB1" read as a little-endian word
+constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kHeaderBytes = 12288;
+constexpr uint32_t kOpStripesOffset = 1024;
+constexpr uint32_t kOpStripes = 32;
+constexpr uint32_t kSlotsOffset = 4096;
+constexpr uint32_t kStripesOffset = 8192;
+constexpr uint32_t kGeometryBytes = 192;
+constexpr uint64_t kMaxPayloadBytes = uint64_t(1) << 36;  // 64 GiB
+
+// The size of the file of an object with payload_bytes of payload.
+constexpr uint64_t file_bytes(uint64_t payload_bytes) { return kHeaderBytes + payload_bytes; }
+
+enum class Kind : uint32_t { bloom = 1, cbf = 2, reservoir = 3, test = 99 };
+const char* kind_name(uint32_t kind);  // "bloom", "cbf", "reservoir", "test" or nullptr
+
+enum Flag : uint32_t {
+    kFrozen = 1,   // sealed: immutable, read without locking
+    kDropped = 2,  // unlinked (or about to be): processes holding a mapping must let go
+};
+
+struct FileHeader {
+    // -- immutable once created --
+    uint64_t magic;  // written last
+    uint32_t version;
+    uint32_t kind;
+    uint32_t header_bytes;
+    uint32_t geometry_len;  // bytes of `geometry` the kind uses
+    uint64_t total_bytes;
+    uint64_t payload_offset;
+    uint64_t payload_bytes;
+    uint64_t file_id;  // random, distinguishes incarnations of one name
+    uint8_t geometry[kGeometryBytes];  // the kind's own parameters (opaque here)
+    uint64_t checksum;  // XXH3-64 of every field above, magic excluded
+    // -- mutable, each group on its own cache line --
+    alignas(64) uint32_t flags;  // Flag bits
+    uint32_t acl_generation;     // bumped when privileges change
+    // Write-path calls: this word plus the op stripes (see add_ops). A copy
+    // (export, attach) carries the total here and clear stripes.
+    alignas(64) uint64_t ops;
+    alignas(64) RWLockWords lock;
+    uint64_t lock_run;  // the server run whose processes the lock words name (adopt_lock)
+    // The server run that wrote the file (0: unknown, a file of an earlier
+    // version): a file of another run that no committed object names is an
+    // orphan, never a create in progress (see the PG face's orphan sweep).
+    uint64_t created_run;
+};
+static_assert(sizeof(FileHeader) <= kOpStripesOffset, "header overflows the op stripes");
+static_assert(kOpStripesOffset + 64 * kOpStripes <= kSlotsOffset, "op stripes overflow the slot table");
+static_assert(offsetof(FileHeader, flags) % 64 == 0, "mutable words start a cache line");
+static_assert(offsetof(FileHeader, ops) % 64 == 0, "ops on its own cache line");
+static_assert(offsetof(FileHeader, lock) % 64 == 0, "lock on its own cache line");
+static_assert(offsetof(FileHeader, lock) == 384, "test/scripts/shared_crash.sh writes the writer word at 384");
+static_assert(offsetof(FileHeader, created_run) == 408, "test/scripts/shared_orphans.sh writes created_run at 408");
+
+// Checks a kind's geometry blob against payload_bytes; throws a corrupted
+// Error naming `label` when they disagree. Registered once per kind.
+using GeometryValidator = void (*)(const char* label, const uint8_t* geometry, uint32_t geometry_len,
+                                   uint64_t payload_bytes);
+// Clears the process ids a kind keeps in its payload besides the header's
+// lock (a reservoir's mutex), with the header's lock words (attach_file).
+using LockWordsReset = void (*)(uint8_t* payload);
+void register_kind(Kind kind, GeometryValidator validator, LockWordsReset reset_lock_words = nullptr);
+
+uint64_t header_checksum(const FileHeader& h);
+
+// A mapped, validated file.
+struct Mapping {
+    uint8_t* base = nullptr;
+    uint64_t size = 0;
+    bool writable = false;
+    FileHeader* header() const { return reinterpret_cast<FileHeader*>(base); }
+    uint8_t* payload() const { return base + kHeaderBytes; }
+    uint32_t* slots() const { return reinterpret_cast<uint32_t*>(base + kSlotsOffset); }
+    RWLock lock() const { return RWLock(&header()->lock, slots()); }
+    StripeLock stripes() const { return StripeLock(reinterpret_cast<uint32_t*>(base + kStripesOffset)); }
+};
+
+struct CreateSpec {
+    Kind kind;
+    const uint8_t* geometry;
+    uint32_t geometry_len;
+    uint64_t payload_bytes;
+    uint64_t file_id;
+    const uint8_t* initial_payload = nullptr;  // copied in before the magic; nullptr: zero
+    uint32_t initial_flags = 0;
+    bool durable = true;  // fsync the file and its directory
+    uint64_t run = 0;     // FileHeader::created_run
+    // Polled between the 2 MiB writes that fill the file; true abandons the
+    // create (the file is removed, an Error thrown). nullptr: never.
+    bool (*stop)() = nullptr;
+};
+
+enum class Existing {
+    refuse,          // any existing file is an error (unless it is an interrupted create)
+    replace_orphan,  // a complete valid file (known to be abandoned) is replaced
+};
+
+// Creates path (O_CREAT|O_EXCL|O_NOFOLLOW, 0600), reserves its blocks with
+// posix_fallocate and writes the header, magic last. An existing full-size,
+// all-zero file owned by this user (an interrupted create) is re-initialised.
+// Errors name `label`; nothing is left behind on failure.
+void create_file(const std::string& path, const char* label, const CreateSpec& spec, Existing existing);
+
+// Opens path (O_NOFOLLOW), validates the header against the file and maps it.
+// expected_kind 0 accepts every known kind. A read-only mapping never modifies
+// the file; a writable one first adopts the lock for `run` (adopt_lock).
+Mapping attach_file(const std::string& path, const char* label, uint32_t expected_kind, bool writable,
+                    uint64_t run);
+
+// Reads and validates only the header (no mapping). Throws like attach_file.
+FileHeader read_header(const std::string& path, const char* label, uint32_t expected_kind);
+
+void unmap(Mapping& m) noexcept;
+
+// msync(MS_SYNC) of the whole mapping; throws io_error naming label.
+void sync_mapping(const Mapping& m, const char* label);
+
+// Copies a frozen object's file to `to` (created O_EXCL|O_NOFOLLOW, 0600,
+// fsynced), as incarnation new_file_id written by server run `run`;
+// validates `from` first. Used by export and attach. A `from` larger than
+// max_bytes is refused (program_limit) before `to` is created: attach passes
+// the size it checked, which the file may have changed since.
+void copy_file(const std::string& from, const std::string& to, const char* label, bool require_frozen,
+               uint64_t new_file_id, uint64_t run, uint64_t max_bytes = UINT64_MAX);
+
+// Flags and counters (atomic accessors on the mapping; inline: every add
+// reads the flags and counts an op).
+inline uint32_t load_flags(const FileHeader* h) { return __atomic_load_n(&h->flags, __ATOMIC_ACQUIRE); }
+inline void set_flags(FileHeader* h, uint32_t bits) { __atomic_fetch_or(&h->flags, bits, __ATOMIC_SEQ_CST); }
+// Every add of every process counts an op: one shared word would pass its
+// cache line from core to core at each (two sessions adding at once took
+// 16-22% less time with stripes, bench/README "Ops counted in stripes"). A
+// process counts in the stripe its lock owner id picks; the count is the word
+// plus the stripes (zero in files made before them: their header page is
+// written whole).
+inline const uint64_t* op_stripe(const FileHeader* h, uint32_t i) {
+    return reinterpret_cast<const uint64_t*>(reinterpret_cast<const uint8_t*>(h) + kOpStripesOffset + 64 * i);
+}
+inline uint64_t load_ops(const FileHeader* h) {
+    uint64_t n = __atomic_load_n(&h->ops, __ATOMIC_RELAXED);
+    for (uint32_t i = 0; i < kOpStripes; ++i) n += __atomic_load_n(op_stripe(h, i), __ATOMIC_RELAXED);
+    return n;
+}
+inline void add_ops(FileHeader* h, uint32_t owner, uint64_t n) {
+    auto* stripe = const_cast<uint64_t*>(op_stripe(h, (owner * 2654435761u) % kOpStripes));
+    __atomic_fetch_add(stripe, n, __ATOMIC_RELAXED);
+}
+
+// Removes path if it is still the incarnation file_id (0: whatever file or
+// symlink is there), after marking it dropped, under the folder's lock (see
+// DirLock). With remains (a drop's commit, which knows the path held its
+// object) it also removes what damage left there: a symlink (never its
+// target), a file too short for a header or with a wrong magic. Another
+// incarnation and a file whose magic is zero (a create in progress) stay.
+// An object file's payload blocks go back to the file system at once (a hole
+// punched under the object's lock, waited for up to a second), though other
+// processes may still map it. Never throws; returns false if it was not removed.
+bool remove_file(const std::string& path, uint64_t file_id, bool remains = false) noexcept;
+
+// The object files of folder dir: regular files with a valid object name and
+// this format's magic, with the incarnation each holds and the run that wrote
+// it. Files without the magic (an interrupted create, or not ours) are not
+// listed.
+struct ObjectFile {
+    std::string name;
+    uint64_t file_id;
+    uint64_t created_run;
+};
+std::vector<ObjectFile> object_files(const std::string& dir);
+
+// The folders of dir named by a number (a database's oid).
+std::vector<uint32_t> numbered_folders(const std::string& dir);
+// Removes whatever sits at an object name in folder dir (as remove_file with
+// file_id 0), then the folder if that leaves it empty. For the folder of a
+// database that no longer exists. Never throws.
+void remove_folder(const std::string& dir) noexcept;
+
+// mkdir -p base/rel with mode 0700; every component of rel must be a real
+// directory (a symlink is refused). base itself is trusted.
+void ensure_directory(const std::string& base, const std::string& rel, const char* what);
+
+// True for a name that is a safe file name: [A-Za-z0-9_.-]{1,63}, not starting with '.'.
+bool valid_object_name(const char* name, size_t len);
+
+}  // namespace shared
+}  // namespace sketch

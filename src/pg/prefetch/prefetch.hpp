@@ -1,0 +1,75 @@
+// What the prefetching scan (prefetch_scan.cpp) needs from each structure's
+// face: where the lookups of one call site will go, so that it can start
+// loading an upcoming row's lines while the rows before it are processed.
+//
+// A target is only ever used to issue prefetch instructions, which cannot
+// fault: a stale one (an object dropped meanwhile) costs time, never
+// correctness. The makers never raise for a filter the function would reject:
+// they report "nothing to prefetch" and leave the error to the function.
+#pragma once
+
+#include "bloom/bloom.hpp"
+#include "cbf/cbf.hpp"
+#include "memory/huge_pages.hpp"
+#include "item_hash.hpp"
+#include "pg.hpp"
+
+namespace sketch_pg {
+
+struct PrefetchTarget {
+    const sketch::bloom::Ops* ops;  // a bloom layout's kernels; nullptr: a cbf
+    sketch::bloom::Span span;       // bloom: the array's shape; both: bits = the array
+    sketch::cbf::Geometry cbf;      // a cbf's geometry
+    uint64_t bytes;                 // the array's size
+    uint64_t seed;                  // items hash with it
+};
+
+inline void prefetch_item(const PrefetchTarget& t, const sketch::Hash128& h) {
+    if (t.ops != nullptr)
+        t.ops->prefetch_one(t.span, h);
+    else
+        sketch::cbf::prefetch(t.cbf, t.span.bits, h);
+}
+
+// Cache lines one item's lookup may touch (a block that may straddle two
+// lines counts as two).
+inline uint32_t lines_per_item(const PrefetchTarget& t) {
+    return t.ops != nullptr ? t.span.k * (t.span.stride > 1 ? 2 : 1) : t.cbf.k;
+}
+
+// A lookup of item (of the call site's type typid) in the value filter, when
+// it is the lookup of the row a prefetching scan is returning, in the stored
+// value the scan reads: answered from the scan's digest and view of the
+// filter (bloom: whether it contains item; cbf: item's count_of), without
+// setting up the call. False otherwise.
+inline bool row_answer(Oid typid, Datum filter, Datum item, int32* answer) {
+    if (row_digest.item != item || row_digest.typid != typid || row_digest.filter.valueid == InvalidOid) return false;
+    auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(filter));
+    if (!(stored_id(raw) == row_digest.filter)) return false;
+    ++row_digest.hits;
+    const PrefetchTarget& t = *row_digest.target;
+    *answer = t.ops != nullptr ? int32(t.ops->contains_one(t.span, row_digest.h))
+                               : int32(sketch::cbf::count_of(t.cbf, t.span.bits, row_digest.h));
+    return true;
+}
+
+// A bloom or cbf value argument as its lookup function reads it, when the
+// scan may read it without fetching anything: a stored value once the
+// function has fetched it (its copy, then held by f too), a plain in-memory
+// one in place; nullptr otherwise (not fetched yet, compressed in line).
+inline struct varlena* value_as_read(Datum filter, FetchedFilter* f, MemoryContext cxt) {
+    auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(filter));
+    if (VARATT_IS_EXTERNAL_ONDISK(raw)) return share_held(f, raw, cxt);
+    return VARATT_IS_4B_U(raw) ? raw : nullptr;
+}
+
+// The target of a bloom or cbf value argument (value_as_read). False when
+// there is nothing to prefetch (no value to read yet, a header the function
+// will reject).
+bool bloom_value_target(Datum filter, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t);
+bool cbf_value_target(Datum filter, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t);
+// A shared object this backend has opened for (need) before (find_opened).
+bool shared_bloom_target(const char* name, int len, uint8 need, PrefetchTarget* t);
+bool shared_cbf_target(const char* name, int len, uint8 need, PrefetchTarget* t);
+
+}  // namespace sketch_pg

@@ -1,0 +1,677 @@
+// The prefetching scan: a sequential heap scan that, a few rows ahead of the
+// row it returns, hashes the item column of each sketchshare lookup the query
+// makes on the table and starts loading the filter lines that lookup will
+// touch. On a filter beyond the caches each lookup otherwise waits a memory
+// latency, one row at a time: the executor calls a function per row, so
+// nothing else can overlap those misses across rows. For a bloom or cbf value
+// (immutable for the scan) the function answers the lookup of the row being
+// returned from the scan's digest and copy of the filter (row_answer), its
+// own setup of the call skipped.
+//
+// The planner hook puts the scan in place of every Seq Scan path of a heap
+// table that such a lookup reads: a call of a known function (kKnown) whose
+// item is a plain column of the table and whose filter (or shared object
+// name) is a constant or a parameter. When the filter is a column of another
+// table, as in `FROM t, seen WHERE seen.f @> t.x`, it adds a scan
+// parameterized by that table: a nested loop over its rows then hands each
+// one's filter to the scan (a parameter again). It is a hint only: it never changes
+// which rows are returned, never raises for a filter the function would
+// reject, and never evaluates anything the query would not (an InitPlan not
+// yet run is left for the function to run).
+#include <algorithm>
+#include <cstring>
+
+#include "module.hpp"
+#include "pg.hpp"
+#include "prefetch/prefetch.hpp"
+#include "shared_objects/shared_registry.hpp"
+
+extern "C" {
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/relscan.h"
+#include "access/tableam.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "lib/stringinfo.h"
+#include "nodes/extensible.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/plancat.h"
+#include "optimizer/restrictinfo.h"
+#include "storage/bufmgr.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+}
+
+namespace sketch_pg {
+bool prefetch_enabled = true;
+}
+
+using namespace sketch_pg;
+
+namespace {
+
+constexpr int kMaxProbes = 4;
+// The lines in flight ahead of the returned row: enough to cover a memory
+// latency (the executor spends about 100 ns on each row), well inside L1,
+// and requested a row's worth at a time (requesting many at once stalls the
+// core until the memory system takes them). kMinAhead rows at least.
+constexpr uint32_t kLinesAhead = 56;
+constexpr int kMinAhead = 4;
+// A filter this small stays in a core's second-level cache (1 MiB on the
+// benchmark machine, 1-2 MiB on current servers): the scan does not read ahead
+// for it, as hashing ahead would cost more than the lookups wait. A larger one
+// loses its lines to the scan's own traffic even where the last-level cache
+// could hold it: filters of 1-4 MiB ran as fast or faster read ahead, a 3.3 MB
+// bloom 19-40% (bench/README, "Reading ahead from 1 MiB").
+constexpr uint64_t kPrefetchFromBytes = uint64_t(1) << 20;
+// Reading ahead pays only if each row's item is looked up as the scan
+// returns the row (not after a sort or a join reorders rows, nor when most
+// rows never reach the lookup). Once it has read ahead for kJudgeRows rows,
+// if under a quarter of them were looked up (row_digest.hits), it pauses
+// reading ahead for `backoff` pages, doubling up to kMaxBackoff.
+constexpr uint64_t kJudgeRows = 64;
+constexpr int kMinBackoff = 8;
+constexpr int kMaxBackoff = 1024;
+
+enum class Kind : uint8 { bloom_value, cbf_value, shared_bloom, shared_cbf };
+
+// The functions whose lookups the scan prefetches: (filter or name, item, ...).
+struct Known {
+    const char* symbol;  // prosrc: the C symbol, whatever the SQL name
+    Kind kind;
+    uint8 need;  // shared objects: the right the function opens it with
+};
+constexpr Known kKnown[] = {
+    {"bloom_contains", Kind::bloom_value, 0},
+    {"cbf_contains", Kind::cbf_value, 0},
+    {"cbf_count_of", Kind::cbf_value, 0},
+    {"shared_bloom_add", Kind::shared_bloom, shared::kWrite},
+    {"shared_bloom_contains", Kind::shared_bloom, shared::kRead},
+    {"shared_cbf_add", Kind::shared_cbf, shared::kWrite},
+    {"shared_cbf_contains", Kind::shared_cbf, shared::kRead},
+    {"shared_cbf_count_of", Kind::shared_cbf, shared::kRead},
+};
+constexpr int kNotKnown = -1;
+
+// ---- which functions are ours (pg_proc by OID, remembered per backend) ----
+
+struct KnownFunction {
+    Oid funcid;
+    int known;  // index in kKnown, or kNotKnown
+};
+KnownFunction recent[16];
+int recent_next = 0;
+
+void forget_functions(Datum, int, uint32) { std::memset(recent, 0, sizeof recent); }
+
+int lookup_known(Oid funcid) {
+    HeapTuple tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+    if (!HeapTupleIsValid(tup)) return kNotKnown;
+    int found = kNotKnown;
+    if (reinterpret_cast<Form_pg_proc>(GETSTRUCT(tup))->prolang == ClanguageId) {
+        bool null_bin, null_src;
+        Datum bin = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &null_bin);
+        Datum src = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &null_src);
+        if (!null_bin && !null_src) {
+            char* lib = TextDatumGetCString(bin);
+            char* symbol = TextDatumGetCString(src);
+            const char* base = strrchr(lib, '/');
+            if (strcmp(base != nullptr ? base + 1 : lib, "sketchshare") == 0)
+                for (int i = 0; i < int(lengthof(kKnown)); ++i)
+                    if (strcmp(symbol, kKnown[i].symbol) == 0) found = i;
+            pfree(lib);
+            pfree(symbol);
+        }
+    }
+    ReleaseSysCache(tup);
+    return found;
+}
+
+int known_function(Oid funcid) {
+    for (const KnownFunction& r : recent)
+        if (r.funcid == funcid) return r.known;
+    const int known = lookup_known(funcid);
+    recent[recent_next] = KnownFunction{funcid, known};
+    recent_next = (recent_next + 1) % int(lengthof(recent));
+    return known;
+}
+
+// ---- planning: the lookups a query makes on one table ----
+
+Node* strip_relabel(Node* n) {
+    while (n != nullptr && IsA(n, RelabelType)) n = reinterpret_cast<Node*>(reinterpret_cast<RelabelType*>(n)->arg);
+    return n;
+}
+
+// What the filter argument may be: something whose value the scan can read
+// without evaluating anything (a literal, a parameter).
+bool readable_filter(Node* n) {
+    if (IsA(n, Const)) return !reinterpret_cast<Const*>(n)->constisnull;
+    if (!IsA(n, Param)) return false;
+    const ParamKind k = reinterpret_cast<Param*>(n)->paramkind;
+    return k == PARAM_EXTERN || k == PARAM_EXEC;
+}
+
+// A filter column of another table of the query: the scan can read it only
+// as a parameter of a nested loop over that table.
+bool outer_column(Node* n, Index rti) {
+    if (!IsA(n, Var)) return false;
+    const Var* v = reinterpret_cast<const Var*>(n);
+    return v->varno != int(rti) && v->varlevelsup == 0 && v->varattno > 0;
+}
+
+// The lookups found so far; in the plan, each one's filter expression is in
+// custom_exprs and the rest an integer list in custom_private. outer: the
+// tables whose columns are filters (their lookups are in filters and probes
+// too).
+struct ProbeSearch {
+    Index rti;
+    List* filters;  // Node*
+    List* probes;   // of integer lists (known, attno, item type)
+    Relids outer;
+};
+
+void consider_call(ProbeSearch* s, Oid funcid, List* args) {
+    if (list_length(args) < 2 || list_length(s->filters) >= kMaxProbes) return;
+    const int known = known_function(funcid);
+    if (known == kNotKnown) return;
+    Node* filter = strip_relabel(static_cast<Node*>(linitial(args)));
+    Node* item = strip_relabel(static_cast<Node*>(lsecond(args)));
+    if (filter == nullptr || item == nullptr || !IsA(item, Var)) return;
+    const bool outer = outer_column(filter, s->rti);
+    if (!outer && !readable_filter(filter)) return;
+    const Var* v = reinterpret_cast<const Var*>(item);
+    if (v->varno != int(s->rti) || v->varlevelsup != 0 || v->varattno <= 0) return;
+    const Oid item_type = exprType(static_cast<Node*>(lsecond(args)));
+    if (hashes_by_output(item_type)) return;
+    for (int i = 0; i < list_length(s->filters); ++i) {
+        List* p = static_cast<List*>(list_nth(s->probes, i));
+        if (linitial_int(p) == known && lsecond_int(p) == v->varattno && equal(list_nth(s->filters, i), filter))
+            return;
+    }
+    s->filters = lappend(s->filters, filter);
+    s->probes = lappend(s->probes, list_make3_int(known, v->varattno, int(item_type)));
+    if (outer) s->outer = bms_add_member(s->outer, reinterpret_cast<const Var*>(filter)->varno);
+}
+
+// The lookups of s whose filter the scan can read without a nested loop.
+ProbeSearch readable_only(const ProbeSearch& s) {
+    ProbeSearch r{s.rti, NIL, NIL, nullptr};
+    for (int i = 0; i < list_length(s.filters); ++i) {
+        Node* filter = static_cast<Node*>(list_nth(s.filters, i));
+        if (outer_column(filter, s.rti)) continue;
+        r.filters = lappend(r.filters, filter);
+        r.probes = lappend(r.probes, list_nth(s.probes, i));
+    }
+    return r;
+}
+
+bool find_calls(Node* n, ProbeSearch* s) {
+    if (n == nullptr) return false;
+    if (IsA(n, FuncExpr)) {
+        auto* f = reinterpret_cast<FuncExpr*>(n);
+        consider_call(s, f->funcid, f->args);
+    } else if (IsA(n, OpExpr)) {
+        auto* o = reinterpret_cast<OpExpr*>(n);
+        consider_call(s, OidIsValid(o->opfuncid) ? o->opfuncid : get_opcode(o->opno), o->args);
+    } else if (IsA(n, Query)) {
+        return false;  // a subquery's Vars index its own range table
+    }
+    return expression_tree_walker(n, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(find_calls)), s);
+}
+
+bool is_heap_table(Oid relid) {
+    HeapTuple tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+    if (!HeapTupleIsValid(tup)) return false;
+    const Form_pg_class c = reinterpret_cast<Form_pg_class>(GETSTRUCT(tup));
+    const bool heap = c->relam == HEAP_TABLE_AM_OID &&
+                      (c->relkind == RELKIND_RELATION || c->relkind == RELKIND_MATVIEW);
+    ReleaseSysCache(tup);
+    return heap;
+}
+
+extern const CustomPathMethods kPathMethods;
+extern const CustomScanMethods kScanMethods;
+extern const CustomExecMethods kExecMethods;
+
+// The scan in place of a Seq Scan path: same rows, same cost. It reads the
+// filters too, so it may run in a worker only if they can be read there.
+Path* prefetching(Path* seq, ProbeSearch* s, bool filters_parallel_safe) {
+    CustomPath* cp = makeNode(CustomPath);
+    cp->path = *seq;
+    cp->path.type = T_CustomPath;
+    cp->path.pathtype = T_CustomScan;
+    cp->path.parallel_safe = seq->parallel_safe && filters_parallel_safe;
+    // The heap scans both ways, as a Seq Scan does: a cursor that may move
+    // backward needs no Material above it (prefetching is forward only).
+    cp->flags = CUSTOMPATH_SUPPORT_PROJECTION | CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
+    cp->custom_private = list_make2(s->filters, s->probes);
+    cp->methods = &kPathMethods;
+    return &cp->path;
+}
+
+// The scan parameterized by the tables of s.outer, beside the Seq Scan paths:
+// the planner takes it for the inner side of a nested loop over them. It is
+// costed one operator evaluation a row below the Seq Scan, for the lookups
+// whose memory waits it overlaps: a cost within 1% of another path's would
+// lose to the unparameterized Seq Scan.
+void add_parameterized(PlannerInfo* root, RelOptInfo* rel, ProbeSearch* s) {
+    // (a table with lateral references needs its own parameters too)
+    Relids outer = bms_union(s->outer, rel->lateral_relids);
+    Path* p = prefetching(create_seqscan_path(root, rel, outer, 0), s, false);
+    p->total_cost -= cpu_operator_cost * p->rows;
+    add_path(rel, p);
+}
+
+void replace_seq_scans(List* paths, ProbeSearch* s, bool filters_parallel_safe) {
+    ListCell* lc;
+    foreach (lc, paths) {
+        Path* p = static_cast<Path*>(lfirst(lc));
+        if (p->pathtype == T_SeqScan && IsA(p, Path)) lfirst(lc) = prefetching(p, s, filters_parallel_safe);
+    }
+}
+
+set_rel_pathlist_hook_type previous_hook = nullptr;
+
+void on_rel_pathlist(PlannerInfo* root, RelOptInfo* rel, Index rti, RangeTblEntry* rte) {
+    if (previous_hook != nullptr) previous_hook(root, rel, rti, rte);
+    if (!prefetch_enabled || rel->reloptkind != RELOPT_BASEREL || rte->rtekind != RTE_RELATION || rte->inh ||
+        rte->tablesample != nullptr || !is_heap_table(rte->relid))
+        return;
+    ProbeSearch found{rti, NIL, NIL, nullptr};
+    query_tree_walker(root->parse, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(find_calls)), &found,
+                      QTW_IGNORE_RANGE_TABLE);
+    if (found.outer != nullptr) add_parameterized(root, rel, &found);
+    ProbeSearch s = readable_only(found);
+    if (s.filters == NIL) return;
+    // (a parameter set per outer row is not available in a worker)
+    const bool filters_parallel_safe = is_parallel_safe(root, reinterpret_cast<Node*>(s.filters));
+    replace_seq_scans(rel->pathlist, &s, filters_parallel_safe);
+    if (filters_parallel_safe) replace_seq_scans(rel->partial_pathlist, &s, true);
+}
+
+// Whether the scan may return the table's rows whole, as a Seq Scan does when
+// its parent takes any target list (the planner decides that for a Seq Scan,
+// not for a custom scan). Then it hands on the heap tuple itself instead of
+// projecting each row. Granted here in one shape known to be safe: a plain
+// aggregate over this table alone, where the scan's parent is the Agg (or a
+// partial Agg, or a Gather under it), which reads its input by column.
+bool whole_rows_ok(PlannerInfo* root, RelOptInfo* rel) {
+    const Query* q = root->parse;
+    if (q->commandType != CMD_SELECT || !q->hasAggs || q->groupClause != NIL || q->groupingSets != NIL ||
+        q->hasWindowFuncs || q->hasTargetSRFs || q->distinctClause != NIL || q->sortClause != NIL ||
+        q->setOperations != nullptr || q->rowMarks != NIL || root->placeholder_list != NIL ||
+        bms_membership(root->all_baserels) != BMS_SINGLETON)
+        return false;
+    for (int i = rel->min_attr; i <= 0; ++i)  // system columns, the whole row
+        if (!bms_is_empty(rel->attr_needed[i - rel->min_attr])) return false;
+    return true;
+}
+
+Plan* plan_scan(PlannerInfo* root, RelOptInfo* rel, CustomPath* best, List* tlist, List* clauses, List*) {
+    CustomScan* cs = makeNode(CustomScan);
+    List* whole = whole_rows_ok(root, rel) ? build_physical_tlist(root, rel) : NIL;
+    cs->scan.plan.targetlist = whole != NIL ? whole : tlist;  // NIL: a dropped or added column
+    cs->scan.plan.qual = extract_actual_clauses(clauses, false);
+    cs->scan.scanrelid = rel->relid;
+    cs->flags = best->flags;
+    cs->custom_exprs = static_cast<List*>(linitial(best->custom_private));
+    cs->custom_private = static_cast<List*>(lsecond(best->custom_private));
+    cs->methods = &kScanMethods;
+    return &cs->scan.plan;
+}
+
+// ---- execution ----
+
+struct Probe {
+    int known;
+    AttrNumber attno;
+    ExprState* filter;  // a Const or PARAM_EXTERN: evaluated; PARAM_EXEC: read when computed
+    int exec_param;     // PARAM_EXEC's id, or -1
+    ItemHasher hasher;
+    FetchedFilter fetched;  // a stored value filter, shared with the function's copy
+    PrefetchTarget target;
+    bool resolved;  // target is set for this (re)scan
+    bool prefetch;  // its filter is large enough to prefetch for
+    StoredId answers;  // the stored value filter whose lookups row_answer serves, valueid InvalidOid: none
+};
+
+// The first probe's digest of one row of the page.
+struct Digest {
+    bool valid;  // false: none (a null or toasted item, the probe not resolved)
+    Datum item;
+    sketch::Hash128 h;
+};
+
+struct PrefetchScanState {
+    CustomScanState css;
+    int nprobes;
+    Probe probes[kMaxProbes];
+    BlockNumber block;  // the page `rows` describes
+    bool reading;       // this page reads ahead
+    int window;         // its rows read ahead of the returned one
+    int ahead;          // its next row (index in rs_vistuples) to read ahead
+    Digest rows[MaxHeapTuplesPerPage];  // by row of the page (index in rs_vistuples)
+    uint64_t published;  // rows whose digest was published since the last judgement
+    uint64_t hits_at;    // row_digest.hits then
+    int paused;          // pages left without reading ahead
+    int backoff;
+};
+
+PrefetchScanState* state_of(CustomScanState* node) { return reinterpret_cast<PrefetchScanState*>(node); }
+
+Node* create_state(CustomScan* cs) {
+    auto* st = static_cast<PrefetchScanState*>(palloc0(sizeof(PrefetchScanState)));
+    NodeSetTag(st, T_CustomScanState);
+    st->css.methods = &kExecMethods;
+    return reinterpret_cast<Node*>(st);
+}
+
+// PostgreSQL 15 gives a custom scan a virtual scan slot and compiles its qual
+// and projection for one (they then never deform a tuple). The heap hands
+// out buffer tuples, so the scan gets the table's own kind of slot and they
+// are compiled again for it (the first ones are left unused). The node's
+// subPlan list must then name the SubPlans of the new projection and qual,
+// both: ExecReScan passes changed outer parameters on to them through it
+// (a SubPlan of the select list that hashes or materializes rows depending
+// on an outer parameter would otherwise reuse them stale), and EXPLAIN shows
+// them from it.
+void use_table_slot(CustomScanState* node, EState* estate, const CustomScan* cs) {
+    Relation rel = node->ss.ss_currentRelation;
+    node->ss.ps.subPlan = NIL;  // the first projection's and qual's: set up again below
+    ExecInitScanTupleSlot(estate, &node->ss, RelationGetDescr(rel), table_slot_callbacks(rel));
+    ExecAssignScanProjectionInfoWithVarno(&node->ss, cs->scan.scanrelid);
+    node->ss.ps.qual = ExecInitQual(cs->scan.plan.qual, &node->ss.ps);
+}
+
+void begin_scan(CustomScanState* node, EState* estate, int) {
+    PrefetchScanState* st = state_of(node);
+    auto* cs = reinterpret_cast<CustomScan*>(node->ss.ps.plan);
+    use_table_slot(node, estate, cs);
+    st->nprobes = list_length(cs->custom_exprs);
+    for (int i = 0; i < st->nprobes; ++i) {
+        Probe* p = &st->probes[i];
+        List* planned = static_cast<List*>(list_nth(cs->custom_private, i));
+        auto* filter = static_cast<Expr*>(list_nth(cs->custom_exprs, i));
+        p->known = linitial_int(planned);
+        p->attno = AttrNumber(lsecond_int(planned));
+        p->filter = ExecInitExpr(filter, &node->ss.ps);
+        p->exec_param = -1;
+        if (IsA(filter, Param) && reinterpret_cast<Param*>(filter)->paramkind == PARAM_EXEC)
+            p->exec_param = reinterpret_cast<Param*>(filter)->paramid;
+        item_hasher_init(&p->hasher, Oid(lthird_int(planned)), estate->es_query_cxt);
+    }
+    st->block = InvalidBlockNumber;
+    st->backoff = kMinBackoff;
+}
+
+// The filter argument's value, if the scan may read it now.
+bool filter_value(PrefetchScanState* st, Probe* p, Datum* value) {
+    ExprContext* econtext = st->css.ss.ps.ps_ExprContext;
+    bool isnull;
+    if (p->exec_param >= 0) {
+        const ParamExecData* prm = &econtext->ecxt_param_exec_vals[p->exec_param];
+        if (prm->execPlan != nullptr) return false;  // an InitPlan not run yet: the function runs it
+        *value = prm->value;
+        isnull = prm->isnull;
+    } else {
+        *value = ExecEvalExprSwitchContext(p->filter, econtext, &isnull);
+    }
+    return !isnull;
+}
+
+// Sets p's target if its filter can be read now; value filters once per
+// (re)scan, shared objects at every page (the entry the function opened may
+// have been replaced since).
+void resolve(PrefetchScanState* st, Probe* p) {
+    const Kind kind = kKnown[p->known].kind;
+    const bool value_filter = kind == Kind::bloom_value || kind == Kind::cbf_value;
+    if (p->resolved && value_filter) return;
+    Datum d;
+    // Unresolved until shown otherwise: a target, a prefetch or answers kept
+    // from an earlier filter (a rescan's) would name that filter's memory.
+    p->resolved = p->prefetch = false;
+    p->answers.valueid = InvalidOid;
+    if (!filter_value(st, p, &d)) return;
+    MemoryContext cxt = st->css.ss.ps.state->es_query_cxt;
+    switch (kind) {
+        case Kind::bloom_value: p->resolved = bloom_value_target(d, &p->fetched, cxt, &p->target); break;
+        case Kind::cbf_value: p->resolved = cbf_value_target(d, &p->fetched, cxt, &p->target); break;
+        case Kind::shared_bloom:
+        case Kind::shared_cbf: {
+            auto* v = reinterpret_cast<struct varlena*>(DatumGetPointer(d));  // the object's name
+            if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)) return;
+            p->resolved = (kind == Kind::shared_bloom ? shared_bloom_target : shared_cbf_target)(
+                VARDATA_ANY(v), int(VARSIZE_ANY_EXHDR(v)), kKnown[p->known].need, &p->target);
+            break;
+        }
+    }
+    p->prefetch = p->resolved && p->target.bytes >= kPrefetchFromBytes;
+    // A stored value's lookups have no side effects and its identity is its
+    // TOAST pointer; an in-memory value's address may hold another one later.
+    auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(d));
+    if (p->prefetch && value_filter) p->answers = stored_id(raw);
+}
+
+// Hashes row `index` of the current page for every probe and starts loading
+// the lines its lookups will touch; records the first probe's digest.
+void prefetch_row(PrefetchScanState* st, HeapScanDesc hs, int index) {
+    st->rows[index].valid = false;
+    const Page page = BufferGetPage(hs->rs_cbuf);
+    const ItemId lp = PageGetItemId(page, hs->rs_vistuples[index]);
+    HeapTupleData tuple;
+    tuple.t_data = reinterpret_cast<HeapTupleHeader>(PageGetItem(page, lp));
+    tuple.t_len = ItemIdGetLength(lp);
+    const TupleDesc desc = RelationGetDescr(st->css.ss.ss_currentRelation);
+    for (int i = 0; i < st->nprobes; ++i) {
+        const Probe* p = &st->probes[i];
+        if (!p->prefetch && !(i == 0 && p->resolved)) continue;  // the first probe's digest serves row_digest
+        bool isnull;
+        const Datum d = heap_getattr(&tuple, p->attno, desc, &isnull);
+        if (isnull) continue;  // (a function strict in its item is not called)
+        if (TupleDescAttr(desc, p->attno - 1)->attlen == -1) {
+            auto* v = reinterpret_cast<struct varlena*>(DatumGetPointer(d));
+            if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)) continue;  // the function detoasts it
+        }
+        const sketch::Hash128 h = hash_item(&p->hasher, d, p->target.seed);
+        if (p->prefetch) prefetch_item(p->target, h);
+        if (i == 0) st->rows[index] = Digest{true, d, h};
+    }
+}
+
+// Rows to read ahead: kLinesAhead over the lines of one row's lookups.
+int window_rows(const PrefetchScanState* st) {
+    uint32_t lines = 0;
+    for (int i = 0; i < st->nprobes; ++i)
+        if (st->probes[i].prefetch) lines += lines_per_item(st->probes[i].target);
+    return std::max(kMinAhead, int(kLinesAhead / std::max(lines, 1u)));
+}
+
+// At a page change: judges the page that read ahead (see kJudgeRows) and
+// decides whether this one does.
+void start_page(PrefetchScanState* st, BlockNumber block) {
+    if (st->reading && st->published >= kJudgeRows) {
+        const bool looked_up = (row_digest.hits - st->hits_at) * 4 >= st->published;
+        st->paused = looked_up ? 0 : st->backoff;
+        st->backoff = looked_up ? kMinBackoff : std::min(st->backoff * 2, kMaxBackoff);
+        st->published = 0;
+        st->hits_at = row_digest.hits;
+    }
+    const bool was_reading = st->reading;
+    st->reading = false;
+    if (st->paused > 0) {
+        --st->paused;
+    } else {
+        for (int i = 0; i < st->nprobes; ++i) {
+            resolve(st, &st->probes[i]);
+            st->reading |= st->probes[i].prefetch;
+        }
+    }
+    if (st->reading && !was_reading) {
+        st->published = 0;
+        st->hits_at = row_digest.hits;
+    }
+    st->block = block;
+    if (st->reading) st->window = window_rows(st);
+}
+
+// Publishes the digest of the row being returned, if it was read ahead. Runs
+// at every row, and before any lookup can see it: row_digest never names an
+// item of a page the scan has let go of.
+void publish(PrefetchScanState* st, int current) {
+    const Digest& d = st->rows[current];
+    if (!st->reading || !d.valid) {
+        row_digest.typid = InvalidOid;
+        return;
+    }
+    row_digest.item = d.item;
+    row_digest.typid = st->probes[0].hasher.typid;
+    row_digest.seed = st->probes[0].target.seed;
+    row_digest.h = d.h;
+    row_digest.filter = st->probes[0].answers;
+    row_digest.target = &st->probes[0].target;
+    ++st->published;
+}
+
+// Called with the row just fetched as the page's current one: keeps the
+// window of rows from it read ahead, and publishes its digest.
+void read_ahead(PrefetchScanState* st, HeapScanDesc hs) {
+    if ((hs->rs_base.rs_flags & SO_ALLOW_PAGEMODE) == 0) {
+        row_digest.typid = InvalidOid;
+        return;
+    }
+    const int current = hs->rs_cindex;
+    if (hs->rs_cblock != st->block) {
+        start_page(st, hs->rs_cblock);
+        st->ahead = current;
+    }
+    if (st->reading) {
+        const int last = std::min(current + st->window, hs->rs_ntuples - 1);
+        if (st->ahead <= last) {
+            MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
+            for (; st->ahead <= last; ++st->ahead) prefetch_row(st, hs, st->ahead);
+            MemoryContextSwitchTo(old);
+        }
+    }
+    publish(st, current);
+}
+
+TupleTableSlot* next_row(ScanState* ss) {
+    EState* estate = ss->ps.state;
+    if (ss->ss_currentScanDesc == nullptr)
+        ss->ss_currentScanDesc = table_beginscan(ss->ss_currentRelation, estate->es_snapshot, 0, nullptr);
+    TupleTableSlot* slot = ss->ss_ScanTupleSlot;
+    const bool got = table_scan_getnextslot(ss->ss_currentScanDesc, estate->es_direction, slot);
+    auto* st = reinterpret_cast<PrefetchScanState*>(ss);
+    if (got && ScanDirectionIsForward(estate->es_direction)) {
+        read_ahead(st, reinterpret_cast<HeapScanDesc>(ss->ss_currentScanDesc));
+    } else {
+        // The heap may read this page again before the scan moves forward
+        // (and prune it meanwhile): its rows are read ahead afresh then.
+        row_digest.typid = InvalidOid;
+        st->block = InvalidBlockNumber;
+    }
+    return got ? slot : nullptr;
+}
+
+bool recheck_row(ScanState*, TupleTableSlot*) { return true; }
+
+TupleTableSlot* exec_scan(CustomScanState* node) {
+    return ExecScan(&node->ss, next_row, recheck_row);
+}
+
+void end_scan(CustomScanState* node) {
+    PrefetchScanState* st = state_of(node);
+    row_digest.typid = InvalidOid;
+    for (int i = 0; i < st->nprobes; ++i) release_filter(&st->probes[i].fetched);
+    if (node->ss.ss_currentScanDesc != nullptr) table_endscan(node->ss.ss_currentScanDesc);
+}
+
+// As a Seq Scan's rescan, ExecScanReScan included (it clears the scan slot,
+// which WHERE CURRENT OF reads, and EvalPlanQual's per-relation state).
+void rescan(CustomScanState* node) {
+    PrefetchScanState* st = state_of(node);
+    row_digest.typid = InvalidOid;
+    st->block = InvalidBlockNumber;
+    for (int i = 0; i < st->nprobes; ++i) st->probes[i].resolved = false;  // parameters may have changed
+    if (node->ss.ss_currentScanDesc != nullptr) table_rescan(node->ss.ss_currentScanDesc, nullptr);
+    ExecScanReScan(&node->ss);
+}
+
+// Parallel: the blocks are handed out as a Parallel Seq Scan hands them out.
+Size estimate_dsm(CustomScanState* node, ParallelContext*) {
+    return table_parallelscan_estimate(node->ss.ss_currentRelation, node->ss.ps.state->es_snapshot);
+}
+
+void initialize_dsm(CustomScanState* node, ParallelContext*, void* coordinate) {
+    auto* pscan = static_cast<ParallelTableScanDesc>(coordinate);
+    table_parallelscan_initialize(node->ss.ss_currentRelation, pscan, node->ss.ps.state->es_snapshot);
+    node->ss.ss_currentScanDesc = table_beginscan_parallel(node->ss.ss_currentRelation, pscan);
+}
+
+void reinitialize_dsm(CustomScanState* node, ParallelContext*, void* coordinate) {
+    table_parallelscan_reinitialize(node->ss.ss_currentRelation, static_cast<ParallelTableScanDesc>(coordinate));
+}
+
+void initialize_worker(CustomScanState* node, shm_toc*, void* coordinate) {
+    node->ss.ss_currentScanDesc =
+        table_beginscan_parallel(node->ss.ss_currentRelation, static_cast<ParallelTableScanDesc>(coordinate));
+}
+
+void explain_scan(CustomScanState* node, List*, ExplainState* es) {
+    PrefetchScanState* st = state_of(node);
+    const Oid relid = RelationGetRelid(node->ss.ss_currentRelation);
+    StringInfoData s;
+    initStringInfo(&s);
+    for (int i = 0; i < st->nprobes; ++i)
+        appendStringInfo(&s, "%s%s(%s)", i > 0 ? ", " : "", kKnown[st->probes[i].known].symbol,
+                         get_attname(relid, st->probes[i].attno, false));
+    ExplainPropertyText("Prefetch", s.data, es);
+}
+
+const CustomPathMethods kPathMethods = {"SketchPrefetch", plan_scan, nullptr};
+const CustomScanMethods kScanMethods = {"SketchPrefetch", create_state};
+const CustomExecMethods kExecMethods = {
+    "SketchPrefetch", begin_scan,       exec_scan,        end_scan,          rescan,
+    nullptr,          nullptr,          estimate_dsm,     initialize_dsm,    reinitialize_dsm,
+    initialize_worker, nullptr,         explain_scan,
+};
+
+}  // namespace
+
+// The planner support function of every function in kKnown. It simplifies
+// nothing; calling it loads this library while the query that names such a
+// function is planned, so the planner hook is in place before that query's
+// paths are made (otherwise a session's first such query would plan without it).
+SKETCH_FUNCTION(sketchshare_support) { PG_RETURN_POINTER(nullptr); }
+
+namespace sketch_pg {
+
+// A scan ended by an error is not ended by the executor: its digest would
+// name a page it no longer holds, where another value may come to sit.
+static void forget_digest_at_xact_end(XactEvent, void*) { row_digest.typid = InvalidOid; }
+static void forget_digest_at_subxact_abort(SubXactEvent event, SubTransactionId, SubTransactionId, void*) {
+    if (event == SUBXACT_EVENT_ABORT_SUB) row_digest.typid = InvalidOid;
+}
+
+void prefetch_scan_init() {
+    RegisterCustomScanMethods(&kScanMethods);
+    RegisterXactCallback(forget_digest_at_xact_end, nullptr);
+    RegisterSubXactCallback(forget_digest_at_subxact_abort, nullptr);
+    CacheRegisterSyscacheCallback(PROCOID, forget_functions, 0);
+    previous_hook = set_rel_pathlist_hook;
+    set_rel_pathlist_hook = on_rel_pathlist;
+}
+
+}  // namespace sketch_pg

@@ -1,0 +1,265 @@
+// Shared Bloom filters: the bloom core's kernels run on the object's mapped
+// bit array (page aligned, followed by the kernels' zero tail pad).
+//   add:      shared lock + the item's stripe + insert_atomic (atomic OR on 64-bit words)
+//   contains: no lock (contains_concurrent); frozen objects: the SIMD lookup
+//   clear, merge, snapshot: exclusive lock
+// Items are hashed before any lock is taken; nothing under the lock can raise.
+#include <cinttypes>
+#include <cstring>
+
+#include "bloom/bloom.hpp"
+#include "bloom/bloom_format.hpp"
+#include "types/bloom_value.hpp"
+#include "guard.hpp"
+#include "prefetch/prefetch.hpp"
+#include "shared_objects/shared_registry.hpp"
+
+extern "C" {
+#include "utils/jsonb.h"
+}
+
+namespace sh = sketch::shared;
+namespace ss = sketch_pg::shared;
+namespace sb = sketch::bloom;
+
+namespace {
+
+constexpr uint32 kBloom = uint32(sh::Kind::bloom);
+
+// Stored geometry: the value format's 28-byte header (layout, bits, seed),
+// then the n and fpr the filter was sized for.
+struct StoredGeometry {
+    uint8_t header[sb::kHeaderBytes];
+    uint64_t n;
+    double fpr;
+};
+
+struct Parsed {
+    sb::Geometry g;
+    uint64_t seed;
+    uint64_t n;
+    double fpr;
+};
+
+uint64_t payload_for(const sb::Geometry& g) { return ((g.bytes + 7) & ~uint64_t(7)) + sb::kTailPad; }
+
+Parsed parse(const uint8_t* blob, uint32_t len, const char* label) {
+    if (len != sizeof(StoredGeometry))
+        sketch::fail(sketch::Errc::corrupted, "shared object \"%s\": Bloom filter geometry has %u bytes", label, len);
+    StoredGeometry s;
+    memcpy(&s, blob, sizeof s);
+    sb::Header h = sb::read_header(s.header, sb::kHeaderBytes, sketch::Errc::corrupted);
+    return Parsed{h.geometry, h.seed, s.n, s.fpr};
+}
+
+void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t payload_bytes) {
+    Parsed p = parse(blob, len, label);
+    if (payload_for(p.g) != payload_bytes)
+        sketch::fail(sketch::Errc::corrupted, "shared object \"%s\": a Bloom filter of %llu bytes needs %llu, the file has %llu",
+                     label, (unsigned long long)p.g.bytes, (unsigned long long)payload_for(p.g),
+                     (unsigned long long)payload_bytes);
+}
+
+// Layout names for the view: a small static table keeps them alive.
+const char* layout_text(const sb::Layout& l) {
+    static char names[8][64];
+    static int next = 0;
+    char* out = names[next++ % 8];
+    try {
+        std::string s = sb::format_layout(l);
+        strlcpy(out, s.c_str(), 64);
+    } catch (...) {
+        strlcpy(out, "?", 64);
+    }
+    return out;
+}
+
+void describe(const uint8_t* blob, uint32_t len, ss::GeometryInfo* out) {
+    try {
+        Parsed p = parse(blob, len, "?");
+        out->capacity = int64(p.n);
+        out->fpr = p.fpr;
+        out->layout = layout_text(p.g.layout);
+        out->m = int64(p.g.bits());
+        out->k = int32(p.g.layout.k * p.g.layout.kp);  // bits set per item
+    } catch (...) {
+    }
+}
+
+[[maybe_unused]] const bool registered = (ss::register_pg_kind(sh::Kind::bloom, validate, describe), true);
+
+Parsed geometry(const ss::Entry* e) {
+    return parse(e->map.header()->geometry, e->map.header()->geometry_len, e->name);
+}
+
+ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
+    return ss::open_cached(fcinfo, PG_GETARG_TEXT_PP(0), kBloom, need);
+}
+
+void create_with(const char* name, const sb::Geometry& g, uint64_t seed, uint64_t n, double fpr,
+                 const uint8_t* bits) {
+    StoredGeometry s{};
+    sb::write_header(s.header, g, seed);
+    s.n = n;
+    s.fpr = fpr;
+    const uint64_t payload = payload_for(g);
+    uint8_t* initial = nullptr;
+    if (bits != nullptr) {
+        initial = static_cast<uint8_t*>(sketch_pg::palloc0_large(payload));
+        memcpy(initial, bits, g.bytes);
+    }
+    ss::create_object(name, sh::Kind::bloom, reinterpret_cast<const uint8_t*>(&s), sizeof s, payload, initial);
+}
+
+struct Value {
+    struct varlena* v;
+    sb::Geometry g;
+    uint64_t seed;
+};
+
+Value read_value_arg(FunctionCallInfo fcinfo, int argno) {
+    struct varlena* v = sketch_pg::detoast_large(PG_GETARG_DATUM(argno));
+    const size_t len = VARSIZE(v);
+    sb::Header h = sketch_pg::guarded([&] {
+        return sb::read_header(sketch_pg::bloom_header(v), len - VARHDRSZ, sketch::Errc::corrupted);
+    });
+    if (len != sketch_pg::bloom_plain_size(h.geometry))
+        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("malformed bloom value")));
+    return Value{v, h.geometry, h.seed};
+}
+
+}  // namespace
+
+bool sketch_pg::shared_bloom_target(const char* name, int len, uint8 need, PrefetchTarget* t) {
+    ss::Entry* e = ss::find_opened(name, len, kBloom, need);
+    if (e == nullptr) return false;
+    try {
+        const Parsed p = geometry(e);
+        t->ops = &sb::ops_for(p.g.layout, sb::Path::scalar);
+        t->span = sb::span_for(p.g, e->map.payload());
+        t->bytes = p.g.bytes;
+        t->seed = p.seed;
+        return true;
+    } catch (...) {
+        return false;  // the function reports it
+    }
+}
+
+SKETCH_FUNCTION(shared_bloom_create) {
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2)) PG_RETURN_NULL();
+    char name[64];
+    ss::checked_name(PG_GETARG_TEXT_PP(0), name);
+    const int64 n = PG_GETARG_INT64(1);
+    const double fpr = PG_GETARG_FLOAT8(2);
+    const char* layout = PG_ARGISNULL(3) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(3));
+    sb::Geometry g = sketch_pg::guarded([&] {
+        sb::check_n_fpr(double(n), fpr);
+        sb::Layout l = layout != nullptr ? sb::parse_layout(layout) : sb::default_layout(uint64_t(n), fpr);
+        return sb::capacity_for(uint64_t(n), fpr, l);
+    });
+    create_with(name, g, 0, uint64_t(n), fpr, nullptr);
+    PG_RETURN_VOID();
+}
+
+SKETCH_FUNCTION(shared_bloom_create_from) {
+    char name[64];
+    ss::checked_name(PG_GETARG_TEXT_PP(0), name);
+    Value v = read_value_arg(fcinfo, 1);
+    create_with(name, v.g, v.seed, 0, 0, sketch_pg::bloom_bits(v.v));
+    PG_RETURN_VOID();
+}
+
+SKETCH_FUNCTION(shared_bloom_add) {
+    ss::Entry* e = open_arg(fcinfo, ss::kWrite);
+    ss::check_mutable(e);
+    const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
+    const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, p.seed);
+    const bool fresh = ss::add_hashes_shared(e, &h, 1, [&](const sketch::Hash128& x) {
+        return sb::insert_atomic(p.g, e->map.payload(), x);
+    }) != 0;
+    PG_RETURN_BOOL(fresh);
+}
+
+SKETCH_FUNCTION(shared_bloom_add_many) {
+    ss::Entry* e = open_arg(fcinfo, ss::kWrite);
+    ss::check_mutable(e);
+    const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
+    int count;
+    const sketch::Hash128* hashes = ss::hash_array_arg(fcinfo, 1, p.seed, &count);
+    // one lock acquisition for the whole batch
+    const int64 fresh = ss::add_hashes_shared(e, hashes, count, [&](const sketch::Hash128& x) {
+        return sb::insert_atomic(p.g, e->map.payload(), x);
+    });
+    PG_RETURN_INT64(fresh);
+}
+
+SKETCH_FUNCTION(shared_bloom_contains) {
+    ss::Entry* e = open_arg(fcinfo, ss::kRead);
+    const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
+    const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, p.seed);
+    if (ss::is_frozen(e)) PG_RETURN_BOOL(sb::contains(p.g, e->map.payload(), h));
+    PG_RETURN_BOOL(sb::contains_concurrent(p.g, e->map.payload(), h));
+}
+
+SKETCH_FUNCTION(shared_bloom_clear) {
+    ss::Entry* e = open_arg(fcinfo, ss::kWrite);
+    ss::check_mutable(e);
+    const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
+    ss::change_exclusive(e, [&] { memset(e->map.payload(), 0, p.g.bytes); });
+    PG_RETURN_VOID();
+}
+
+SKETCH_FUNCTION(shared_bloom_merge) {
+    ss::Entry* e = open_arg(fcinfo, ss::kWrite);
+    ss::check_mutable(e);
+    const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
+    Value v = read_value_arg(fcinfo, 1);
+    if (v.g != p.g || v.seed != p.seed) {
+        char theirs[64], ours[64];
+        strlcpy(theirs, layout_text(v.g.layout), sizeof theirs);
+        strlcpy(ours, layout_text(p.g.layout), sizeof ours);
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("cannot merge a bloom filter into shared object \"%s\" of another layout, size or seed",
+                               e->name),
+                        errdetail("The value is %s of %llu bits with seed %lld; the object is %s of %llu bits with "
+                                  "seed %lld.",
+                                  theirs, (unsigned long long)v.g.bits(), (long long)v.seed, ours,
+                                  (unsigned long long)p.g.bits(), (long long)p.seed)));
+    }
+    ss::change_exclusive(e, [&] { sb::union_into(e->map.payload(), sketch_pg::bloom_bits(v.v), p.g.bytes); });
+    PG_RETURN_VOID();
+}
+
+SKETCH_FUNCTION(shared_bloom_snapshot) {
+    ss::Entry* e = open_arg(fcinfo, ss::kRead);
+    const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
+    struct varlena* out = sketch_pg::bloom_value_new(p.g, p.seed);  // before the lock: palloc may raise
+    ss::read_exclusive(e, [&] { memcpy(sketch_pg::bloom_bits(out), e->map.payload(), p.g.bytes); });
+    PG_RETURN_POINTER(out);
+}
+
+SKETCH_FUNCTION(shared_bloom_stats) {
+    ss::Entry* e = open_arg(fcinfo, ss::kRead);
+    const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
+    const uint64_t set = sb::count_bits(e->map.payload(), p.g.bytes);
+    struct Figures {
+        double est, fpr;
+        char layout[64];
+    };
+    Figures f = sketch_pg::guarded([&] {
+        Figures r{};
+        r.est = sb::estimated_count(p.g, set);
+        r.fpr = sb::fpr_for(r.est, double(p.g.bits()), p.g.layout);
+        strlcpy(r.layout, sb::format_layout(p.g.layout).c_str(), sizeof r.layout);
+        return r;
+    });
+    char* json = psprintf(
+        "{\"layout\": \"%s\", \"k\": %u, \"kp\": %u, \"capacity\": %" PRIu64 ", \"fp_rate\": %.15g, "
+        "\"capacity_bits\": %" PRIu64 ", \"bits_set\": %" PRIu64 ", \"fill_ratio\": %.6g, \"count\": %.0f, "
+        "\"estimated_fpr\": %.6g, \"seed\": %" PRId64 ", \"ops\": %" PRIu64 ", \"bytes\": %" PRIu64
+        ", \"mmap_size\": %" PRIu64 ", \"frozen\": %s, \"readonly\": %s, \"lock_recoveries\": %u}",
+        f.layout, p.g.layout.k, p.g.layout.kp, p.n, p.fpr, p.g.bits(), set, double(set) / double(p.g.bits()), f.est,
+        f.fpr, int64_t(p.seed), sh::load_ops(e->map.header()), e->map.size, e->map.size,
+        ss::is_frozen(e) ? "true" : "false", e->readonly ? "true" : "false", e->map.lock().recoveries());
+    PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
+}

@@ -1,0 +1,223 @@
+// The registry of shared objects, as seen from one backend.
+//
+// The catalog (which objects exist, their kind, owner and grants) is a pair of
+// tables in schema sketchshare_shared, so create, drop, grant and revoke are
+// transactional; the data lives in the object's file, $PGDATA/sketchshare/<db
+// oid>/<name>, the source of truth for everything else.
+//
+// Each backend keeps a cache (name -> mapping, kind, owner, grants). It stays
+// valid across transactions; changes made by other backends are noticed
+// through words in the mapped file itself: the kDropped flag (set when a drop
+// commits, or a create rolls back) and acl_generation (bumped when a grant or
+// revoke commits). This backend's own catalog changes bump a local epoch.
+#pragma once
+
+#include "shared/rwlock.hpp"
+#include "shared/shared_file.hpp"
+#include "item_hash.hpp"
+#include "pg.hpp"
+
+extern "C" {
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+}
+
+namespace sketch_pg {
+namespace shared {
+
+enum Right : uint8_t { kRead = 1, kWrite = 2, kOwn = 4 };
+
+struct GrantRow {
+    Oid grantee;
+    bool write;
+};
+
+struct Entry {
+    char name[64];  // hash key, NUL padded
+    bool loaded;
+    uint32 kind;
+    Oid owner;
+    bool readonly;  // an attached copy, mapped read-only
+    uint64 file_id;
+    uint64 epoch;
+    uint32 acl_loaded;  // acl_generation of the file when the grants were read
+    bool payload_checked;  // this mapping's payload passed its kind's full check (reservoirs)
+    sketch::shared::Mapping map;
+    int ngrants;
+    GrantRow* grants;  // TopMemoryContext
+    // The last privilege decision and what it depended on.
+    Oid rights_user;
+    uint32 rights_acl;
+    uint64 rights_roles;
+    uint8 rights;
+};
+
+// Per call site cache (fn_extra) of the hot functions.
+struct CallCache {
+    char name[64];
+    int name_len;
+    Entry* entry;
+    uint32 kind;
+    uint8 need;
+    ItemHasher hasher;
+};
+
+// Checks a name (letters, digits, _ - ., at most 63 bytes, not starting
+// with '.') and raises 22023 otherwise. Returns it NUL-terminated.
+void checked_name(text* name, char out[64]);
+
+// Opens the object (cached), checks its kind (0: any) and that the current
+// user holds `need` (Right bits). Raises 42704 if it does not exist, 42809
+// for another kind, 42501 when not permitted, XX001 for a damaged file.
+Entry* open_object(const char* name, uint32 kind, uint8 need);
+// The same through a call-site cache in fcinfo->flinfo->fn_extra.
+Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need);
+CallCache* call_cache(FunctionCallInfo fcinfo);
+// The object when this backend has opened it before and the entry is still
+// good for (kind, need) without catalog access; else nullptr. Never raises
+// (the prefetching scan reads only what the function has opened).
+Entry* find_opened(const char* name, int len, uint32 kind, uint8 need);
+// The item hasher for argument argno, in the call-site cache.
+const ItemHasher* cached_hasher(FunctionCallInfo fcinfo, int argno);
+// The digest of item argument argno (anycompatible), as sketch_hash computes it.
+inline sketch::Hash128 hash_arg(FunctionCallInfo fcinfo, int argno, uint64_t seed) {
+    const auto* cc = static_cast<const CallCache*>(fcinfo->flinfo->fn_extra);
+    const ItemHasher* hasher = likely(cc != nullptr && cc->hasher.typid != InvalidOid) ? &cc->hasher : cached_hasher(fcinfo, argno);
+    return hash_row_item(hasher, PG_GETARG_DATUM(argno), seed);
+}
+
+inline bool is_frozen(const Entry* e) {
+    return (sketch::shared::load_flags(e->map.header()) & sketch::shared::kFrozen) != 0;
+}
+// Raises 25006 in a read-only transaction, 55000 if the object is frozen or
+// read-only (the cold half of check_mutable).
+void refuse_change(Entry* e);
+// Mutators: raise when the object may not change now (call before locking).
+// A read-only transaction (every one on a hot standby) changes nothing, as
+// for nextval: a standby's copy of a file would drift from the primary's.
+inline void check_mutable(Entry* e) {
+    if (unlikely(e->readonly || is_frozen(e) || XactReadOnly)) refuse_change(e);
+}
+
+// The lock, waiting in slices with CHECK_FOR_INTERRUPTS between them, so a
+// waiting backend stays cancellable; nothing may ereport while it is held.
+void lock_shared(Entry* e, sketch::ReadTicket* ticket);
+void unlock_shared(Entry* e, const sketch::ReadTicket& ticket);
+void lock_exclusive(Entry* e);
+void unlock_exclusive(Entry* e);
+inline uint32 lock_owner_id() { return uint32(MyProcPid); }
+
+// lock_shared for a change: raises 55000 (holding nothing) if the object was
+// frozen before the lock was taken (a freeze may have won the race with the
+// caller's check_mutable).
+inline void lock_shared_to_change(Entry* e, sketch::ReadTicket* ticket) {
+    lock_shared(e, ticket);
+    if (is_frozen(e)) {
+        unlock_shared(e, *ticket);
+        check_mutable(e);
+    }
+}
+
+// Spin words (sketch::try_lock_word: item stripes, a reservoir's mutex) are
+// taken under the shared lock. When a live process keeps one through
+// kLockWordSpins tries, back_off lets go of the shared lock and checks for
+// interrupts, and the caller tries again: the wait stays cancellable.
+constexpr unsigned kLockWordSpins = 1024;
+void back_off(Entry* e, const sketch::ReadTicket& ticket);
+
+// The elements of an array of any element type (palloc'd), NULLs flagged.
+void array_elements(ArrayType* items, Datum** values, bool** nulls, int* n);
+
+// Hashes the non-NULL elements of the array in argument argno (hasher cached
+// in the call-site cache); returns a palloc'd array and their number.
+sketch::Hash128* hash_array_arg(FunctionCallInfo fcinfo, int argno, uint64_t seed, int* count);
+
+// Adds n hashed items under one shared acquisition of the lock (more only
+// if a stripe stays held: back_off), each under its stripe so concurrent adds
+// of one item report "new" once; `insert` (bool(const Hash128&), must not
+// raise) does the kind's atomic add. Counts one op. Returns how many were
+// probably new; raises 55000 if the object was frozen before the lock was
+// taken.
+template <typename Insert>
+int64 add_hashes_shared(Entry* e, const sketch::Hash128* hashes, int n, Insert insert) {
+    const uint32 me = lock_owner_id();
+    sketch::StripeLock stripes = e->map.stripes();
+    sketch::ReadTicket ticket;
+    int64 fresh = 0;
+    for (int i = 0;;) {
+        lock_shared_to_change(e, &ticket);
+        for (; i < n; ++i) {
+            const uint32 stripe = sketch::StripeLock::stripe_of(hashes[i].lo);
+            if (!stripes.try_lock(stripe, me, kLockWordSpins)) break;
+            fresh += insert(hashes[i]);
+            stripes.unlock(stripe, me);
+        }
+        if (i == n) break;
+        back_off(e, ticket);
+    }
+    sketch::shared::add_ops(e->map.header(), me, 1);
+    unlock_shared(e, ticket);
+    return fresh;
+}
+
+// Runs change() (must not raise) under the exclusive lock and counts one op;
+// raises 55000 if the object was frozen before the lock was taken (a freeze
+// may have won the race with the caller's check_mutable).
+template <typename Change>
+void change_exclusive(Entry* e, Change change) {
+    lock_exclusive(e);
+    if (is_frozen(e)) {
+        unlock_exclusive(e);
+        check_mutable(e);
+    }
+    change();
+    sketch::shared::add_ops(e->map.header(), lock_owner_id(), 1);
+    unlock_exclusive(e);
+}
+
+// Runs read() (must not raise) on a point-in-time state of the object: under
+// the exclusive lock (no add in flight), or with no lock once it is frozen.
+template <typename Read>
+void read_exclusive(Entry* e, Read read) {
+    if (is_frozen(e)) {
+        read();
+        return;
+    }
+    lock_exclusive(e);
+    read();
+    unlock_exclusive(e);
+}
+
+// Creates a catalog row and the file (transactionally: the file is removed
+// if the transaction, or subtransaction, rolls back). A file larger than
+// sketchshare.max_shared_object_size is refused (54000) before either.
+void create_object(const char* name, sketch::shared::Kind kind, const uint8_t* geometry, uint32_t geometry_len,
+                   uint64_t payload_bytes, const uint8_t* initial_payload);
+
+// Installs the hook that sees a drop of the extension, whatever command
+// reaches it, and removes the objects' files when that drop commits (from
+// _PG_init; the extension's event trigger loads the library before every
+// DROP that can reach it).
+void watch_extension_drop();
+
+// The relative path (from the data directory) of an object's file.
+void object_path(const char* name, char* out, size_t outlen);
+// A random id for a new file (a create's, or an export's copy): nonzero, and
+// it fits the catalog's bigint.
+uint64 new_file_id();
+
+// Describing geometry, per kind (registered by the kind's PG face).
+struct GeometryInfo {
+    int64 capacity;
+    double fpr;
+    const char* layout;  // static string or nullptr
+    int64 m;
+    int32 k;
+};
+using Describer = void (*)(const uint8_t* geometry, uint32_t len, GeometryInfo* out);
+void register_pg_kind(sketch::shared::Kind kind, sketch::shared::GeometryValidator validator, Describer describe,
+                      sketch::shared::LockWordsReset reset_lock_words = nullptr);
+
+}  // namespace shared
+}  // namespace sketch_pg

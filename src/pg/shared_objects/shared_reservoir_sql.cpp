@@ -1,0 +1,469 @@
+// Shared reservoirs: a reservoir sample kept in a shared object's file
+// (src/core/shared_reservoir.hpp has the layout and the crash-safe add).
+//   every call on a mutable object: the object's rwlock shared, then the
+//   reservoir's own mutex (a PID-encoded spin word in the payload, held for
+//   one add, one batch or one copy); the RNG advances under the mutex.
+//   freeze takes the rwlock exclusively and so waits for all of them.
+//   Frozen objects: no lock at all.
+// Items are turned into bytes (text form, or bytea's bytes) and weights are
+// checked before any lock is taken; nothing between lock and unlock raises.
+#include <cmath>
+#include <cstring>
+
+#include "reservoir/reservoir.hpp"
+#include "reservoir/shared_reservoir.hpp"
+#include "guard.hpp"
+#include "shared_objects/shared_registry.hpp"
+
+extern "C" {
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/float.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/tuplestore.h"
+}
+
+namespace sh = sketch::shared;
+namespace ss = sketch_pg::shared;
+namespace sr = sketch::shared_reservoir;
+
+namespace {
+
+constexpr uint32 kReservoir = uint32(sh::Kind::reservoir);
+
+sr::Geometry from_blob(const uint8_t* blob) {
+    sr::Geometry g;
+    memcpy(&g, blob, sizeof g);
+    return g;
+}
+
+void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t payload_bytes) {
+    if (len != sizeof(sr::Geometry))
+        sketch::fail(sketch::Errc::corrupted, "shared object \"%s\": reservoir geometry has %u bytes", label, len);
+    sr::check_geometry(label, from_blob(blob), payload_bytes);
+}
+
+// shared_objects: capacity = k, no fpr, layout = uniform | weighted,
+// m = item_size, k = k.
+void describe(const uint8_t* blob, uint32_t len, ss::GeometryInfo* out) {
+    if (len != sizeof(sr::Geometry)) return;
+    sr::Geometry g = from_blob(blob);
+    out->capacity = int64(g.k);
+    out->fpr = std::nan("");
+    out->layout = g.weighted ? "weighted" : "uniform";
+    out->m = int64(g.item_size);
+    out->k = int32(g.k);
+}
+
+[[maybe_unused]] const bool registered = (ss::register_pg_kind(sh::Kind::reservoir, validate, describe, sr::reset_lock_words), true);
+
+sr::View view_of(const ss::Entry* e) { return sr::View(from_blob(e->map.header()->geometry), e->map.payload()); }
+
+ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
+    return ss::open_cached(fcinfo, PG_GETARG_TEXT_PP(0), kReservoir, need);
+}
+
+// ---- items as bytes ----
+
+// Output functions by type, cached for the backend (a handful of types).
+// Each slot's function keeps what it caches (array_out's, record_out's
+// fn_extra) in the slot's own context, emptied when the slot is reused.
+struct OutputCache {
+    Oid typid;
+    FmgrInfo out;
+    MemoryContext cxt;
+};
+OutputCache output_cache[8];
+int output_next = 0;
+
+FmgrInfo* output_for(Oid typid) {
+    for (auto& c : output_cache)
+        if (c.typid == typid) return &c.out;
+    Oid fn;
+    bool varlena;
+    getTypeOutputInfo(typid, &fn, &varlena);
+    OutputCache& c = output_cache[output_next++ % 8];
+    c.typid = InvalidOid;
+    if (c.cxt == nullptr)
+        c.cxt = AllocSetContextCreate(TopMemoryContext, "sketchshare output function", ALLOCSET_SMALL_SIZES);
+    else
+        MemoryContextReset(c.cxt);
+    fmgr_info_cxt(fn, &c.out, c.cxt);
+    c.typid = typid;
+    return &c.out;
+}
+
+// padded_text: char(n), stored as its cast to text gives it (trailing spaces
+// dropped), whether it comes alone or in an array.
+enum class Form : uint8 { raw_bytes, text_bytes, padded_text, output };
+
+// The form of a base type.
+Form base_form(Oid base) {
+    switch (base) {
+        case TEXTOID:
+        case VARCHAROID: return Form::text_bytes;
+        case BYTEAOID: return Form::raw_bytes;
+        case BPCHAROID: return Form::padded_text;
+        default: return Form::output;
+    }
+}
+
+Form form_of(Oid typid) {
+    const Form direct = base_form(typid);
+    if (direct != Form::output) return direct;
+    static Oid last_typid = InvalidOid;  // a domain: one syscache lookup per type, not per row
+    static Form last_form = Form::output;
+    if (typid != last_typid) {
+        last_form = base_form(getBaseType(typid));
+        last_typid = typid;
+    }
+    return last_form;
+}
+
+struct ItemBytes {
+    const char* data;
+    uint32 len;
+    uint32 flags;
+};
+
+// The bytes stored for a value: bytea's bytes; text's bytes (char(n)'s
+// without its padding); anything else its text form. Text is cut at a
+// character boundary, bytea at item_size.
+ItemBytes item_bytes(Datum value, Oid typid, Form form, uint32 item_size) {
+    ItemBytes it;
+    it.flags = 0;
+    if (form == Form::output) {
+        char* s = OutputFunctionCall(output_for(typid), value);
+        it.data = s;
+        it.len = uint32(strlen(s));
+    } else {
+        auto* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_PACKED(value));
+        it.data = VARDATA_ANY(v);
+        it.len = uint32(VARSIZE_ANY_EXHDR(v));
+        if (form == Form::raw_bytes) it.flags = sr::kBinary;
+        if (form == Form::padded_text)
+            while (it.len > 0 && it.data[it.len - 1] == ' ') --it.len;
+    }
+    if (it.len > item_size)
+        it.len = it.flags & sr::kBinary ? item_size : uint32(pg_mbcliplen(it.data, int(it.len), int(item_size)));
+    return it;
+}
+
+void check_weight(double w) {
+    if (!sketch::reservoir::weight_ok(w)) sketch_pg::guarded([&] { sketch::reservoir::check_weight(w); });
+}
+
+void check_weighting(const ss::Entry* e, bool weighted_call) {
+    const bool weighted = view_of(e).geometry().weighted != 0;
+    if (weighted && !weighted_call)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("shared reservoir \"%s\" is weighted: every item needs a weight", e->name),
+                        errhint("Call shared_reservoir_add('%s', item, weight).", e->name)));
+    if (!weighted && weighted_call)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("shared reservoir \"%s\" is uniform: it takes no weights", e->name),
+                        errhint("Create it with weighted => true for weighted sampling.")));
+}
+
+// The rwlock shared, then the reservoir's mutex. A backend that cannot get
+// the mutex soon lets go of the rwlock, checks for interrupts (so a wait
+// stays cancellable) and tries again. Nothing between lock and unlock may
+// raise an ERROR.
+struct Held {
+    sketch::ReadTicket ticket;
+    uint32 me;
+};
+
+void lock_reservoir(ss::Entry* e, const sr::View& v, Held* h, bool for_write) {
+    h->me = ss::lock_owner_id();
+    for (;;) {
+        if (for_write)
+            ss::lock_shared_to_change(e, &h->ticket);
+        else
+            ss::lock_shared(e, &h->ticket);
+        if (sketch::try_lock_word(v.mutex(), h->me, ss::kLockWordSpins)) return;
+        ss::back_off(e, h->ticket);
+    }
+}
+
+void unlock_reservoir(ss::Entry* e, const sr::View& v, const Held& h) {
+    sketch::unlock_word(v.mutex(), h.me);
+    ss::unlock_shared(e, h.ticket);
+}
+
+// Refuses a reservoir whose state is damaged (XX001) before anything reads
+// or writes through it: in full at this backend's first use of the file,
+// the fields that address memory at every use (View::damage). Called with
+// the mutex held (h, let go before the error) or on a frozen object (h null).
+void check_state(ss::Entry* e, const sr::View& v, const Held* h) {
+    const char* bad = v.damage(!e->payload_checked);
+    if (bad == nullptr) {
+        e->payload_checked = true;
+        return;
+    }
+    if (h != nullptr) unlock_reservoir(e, v, *h);
+    ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("shared reservoir \"%s\" is damaged: %s", e->name, bad),
+                    errhint("Drop it with shared_drop('%s') and create it again, or attach an exported copy.",
+                            e->name)));
+}
+
+// Locks a mutable object (refusing a frozen one), checks its state and
+// replays a crashed writer's journal.
+void lock_for_write(ss::Entry* e, sr::View& v, Held* h) {
+    lock_reservoir(e, v, h, true);
+    check_state(e, v, h);
+    v.recover();
+}
+
+Datum add_one(FunctionCallInfo fcinfo, bool weighted_call) {
+    ss::Entry* e = open_arg(fcinfo, ss::kWrite);
+    ss::check_mutable(e);
+    check_weighting(e, weighted_call);
+    sr::View v = view_of(e);
+    const Oid typid = get_fn_expr_argtype(fcinfo->flinfo, 1);
+    const double w = weighted_call ? PG_GETARG_FLOAT8(2) : 1.0;
+    if (weighted_call) check_weight(w);
+    ItemBytes it = item_bytes(PG_GETARG_DATUM(1), typid, form_of(typid), v.geometry().item_size);
+    Held h;
+    lock_for_write(e, v, &h);
+    const bool stored = v.add(reinterpret_cast<const uint8_t*>(it.data), it.len, it.flags, w);
+    sh::add_ops(e->map.header(), h.me, 1);
+    unlock_reservoir(e, v, h);
+    PG_RETURN_BOOL(stored);
+}
+
+// The state a reader sees, copied out: under the rwlock (shared) and the
+// mutex (a frozen object needs neither). The buffer is allocated before locking; if the sample
+// grew meanwhile, again with the larger size.
+struct Copy {
+    uint64 seen;
+    uint64 count;
+    uint64 stored;
+    uint64 stride;
+    char* slots;  // count slots of stride bytes: uint32 len, uint32 flags, bytes
+};
+
+Copy read_state(ss::Entry* e, bool with_items) {
+    sr::View v = view_of(e);
+    Copy c{};
+    c.stride = v.geometry().stride;
+    const bool frozen = ss::is_frozen(e);
+    uint64 room = with_items ? Min(v.state().count, uint64(v.geometry().k)) : 0;  // a first guess, unlocked
+    for (;;) {
+        if (with_items) {
+            c.slots = static_cast<char*>(MemoryContextAllocExtended(CurrentMemoryContext, Max(room, 1) * c.stride,
+                                                                    MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM));
+            if (c.slots == nullptr)
+                ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory"),
+                                errdetail("Copying %llu items of shared reservoir \"%s\".", (unsigned long long)room,
+                                          e->name)));
+        }
+        Held h;
+        if (!frozen) lock_reservoir(e, v, &h, false);
+        check_state(e, v, frozen ? nullptr : &h);
+        const sr::View::State s = v.state();
+        bool fits = !with_items || s.count <= room;
+        if (fits) {
+            c.seen = s.seen;
+            c.count = s.count;
+            c.stored = s.stored;
+            for (uint64 i = 0; with_items && i < s.count; ++i) {
+                const uint8_t* slot = v.slot_in(s, i);
+                uint32 len;
+                memcpy(&len, slot, 4);
+                if (len > v.geometry().item_size) len = v.geometry().item_size;
+                memcpy(c.slots + i * c.stride, slot, 8 + size_t(len));
+            }
+        }
+        if (!frozen) unlock_reservoir(e, v, h);
+        if (fits) return c;
+        pfree(c.slots);
+        room = s.count;
+    }
+}
+
+Datum sample(FunctionCallInfo fcinfo, bool as_bytea) {
+    ss::Entry* e = open_arg(fcinfo, ss::kRead);
+    Copy c = read_state(e, true);
+    InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+    auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
+    for (uint64 i = 0; i < c.count; ++i) {
+        const char* slot = c.slots + i * c.stride;
+        uint32 len, flags;
+        memcpy(&len, slot, 4);
+        memcpy(&flags, slot + 4, 4);
+        Datum value;
+        if (as_bytea || !(flags & sr::kBinary)) {
+            auto* t = static_cast<varlena*>(palloc(VARHDRSZ + len));
+            SET_VARSIZE(t, VARHDRSZ + len);
+            memcpy(VARDATA(t), slot + 8, len);
+            value = PointerGetDatum(t);
+        } else {  // a bytea item as text: its text form
+            auto* b = static_cast<varlena*>(palloc(VARHDRSZ + len));
+            SET_VARSIZE(b, VARHDRSZ + len);
+            memcpy(VARDATA(b), slot + 8, len);
+            value = CStringGetTextDatum(DatumGetCString(DirectFunctionCall1(byteaout, PointerGetDatum(b))));
+        }
+        bool isnull = false;
+        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+    }
+    return (Datum)0;
+}
+
+// The weights of add_many, one per item (same positions), each checked
+// where its item is not NULL; all of them before the first item is offered.
+float8* checked_weights(ArrayType* wa, ArrayType* items, int n) {
+    Datum* wv;
+    bool* wn;
+    int nw;
+    deconstruct_array(wa, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &wv, &wn, &nw);
+    if (nw != n)
+        ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+                        errmsg("shared_reservoir_add_many needs one weight per item: %d items, %d weights", n, nw)));
+    auto* weights = static_cast<float8*>(palloc(sizeof(float8) * (n > 0 ? n : 1)));
+    const bits8* item_nulls = ARR_NULLBITMAP(items);
+    for (int i = 0; i < n; ++i) {
+        if (item_nulls != nullptr && !(item_nulls[i / 8] & (1 << (i % 8)))) continue;
+        if (wn[i])
+            ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("the weight of item %d is NULL", i + 1)));
+        weights[i] = DatumGetFloat8(wv[i]);
+        check_weight(weights[i]);
+    }
+    return weights;
+}
+
+// add_many converts and offers its items in chunks of this many, each chunk
+// converted before the locks are taken: memory stays bounded whatever the
+// array's size (converting a million items at once took tens of MB of fresh
+// pages, slower than as many single adds), and a cancel is seen between chunks.
+constexpr int kAddChunk = 1024;
+
+}  // namespace
+
+SKETCH_FUNCTION(shared_reservoir_create) {
+    char name[64];
+    ss::checked_name(PG_GETARG_TEXT_PP(0), name);
+    const int32 k = PG_GETARG_INT32(1);
+    const int32 item_size = PG_GETARG_INT32(2);
+    const bool weighted = PG_GETARG_BOOL(3);
+    uint64 seed = 0;
+    if (!pg_strong_random(&seed, sizeof seed)) elog(ERROR, "could not generate a random seed");
+    sr::Geometry g = sketch_pg::guarded([&] { return sr::make_geometry(k, item_size, weighted, seed); });
+    ss::create_object(name, sh::Kind::reservoir, reinterpret_cast<const uint8_t*>(&g), sizeof g,
+                      sr::payload_bytes(g), nullptr);
+    PG_RETURN_VOID();
+}
+
+SKETCH_FUNCTION(shared_reservoir_add) { return add_one(fcinfo, false); }
+
+SKETCH_FUNCTION(shared_reservoir_add_weighted) { return add_one(fcinfo, true); }
+
+// add_many(name, items [, weights]): NULL items are skipped (with their
+// weights); every weight of a non-null item must be valid. Returns how many
+// were stored.
+SKETCH_FUNCTION(shared_reservoir_add_many) {
+    const bool weighted_call = PG_NARGS() > 2;
+    ss::Entry* e = open_arg(fcinfo, ss::kWrite);
+    ss::check_mutable(e);
+    check_weighting(e, weighted_call);
+    sr::View v = view_of(e);
+    ArrayType* items = PG_GETARG_ARRAYTYPE_P(1);
+    const int n = ArrayGetNItems(ARR_NDIM(items), ARR_DIMS(items));
+    const float8* weights = weighted_call ? checked_weights(PG_GETARG_ARRAYTYPE_P(2), items, n) : nullptr;
+    const Oid elem = ARR_ELEMTYPE(items);
+    const Form form = form_of(elem);
+    const uint32 item_size = v.geometry().item_size;
+    MemoryContext chunk_cxt = AllocSetContextCreate(CurrentMemoryContext, "shared_reservoir_add_many", ALLOCSET_DEFAULT_SIZES);
+    ArrayIterator it = array_create_iterator(items, 0, nullptr);
+    ItemBytes list[kAddChunk];
+    float8 lw[kAddChunk];
+    int64 stored = 0;
+    bool counted = false;
+    for (int i = 0; i < n;) {
+        const MemoryContext caller = MemoryContextSwitchTo(chunk_cxt);
+        int count = 0;
+        for (; count < kAddChunk && i < n; ++i) {
+            Datum value;
+            bool isnull;
+            array_iterate(it, &value, &isnull);
+            if (isnull) continue;
+            list[count] = item_bytes(value, elem, form, item_size);
+            lw[count++] = weighted_call ? weights[i] : 1.0;
+        }
+        MemoryContextSwitchTo(caller);
+        if (count > 0) {
+            Held h;
+            lock_for_write(e, v, &h);
+            for (int j = 0; j < count; ++j)
+                stored += v.add(reinterpret_cast<const uint8_t*>(list[j].data), list[j].len, list[j].flags, lw[j]);
+            if (!counted) sh::add_ops(e->map.header(), h.me, 1);
+            counted = true;
+            unlock_reservoir(e, v, h);
+        }
+        MemoryContextReset(chunk_cxt);
+        CHECK_FOR_INTERRUPTS();
+    }
+    array_free_iterator(it);
+    MemoryContextDelete(chunk_cxt);
+    PG_RETURN_INT64(stored);
+}
+
+SKETCH_FUNCTION(shared_reservoir_sample) { return sample(fcinfo, false); }
+
+SKETCH_FUNCTION(shared_reservoir_sample_bytea) { return sample(fcinfo, true); }
+
+SKETCH_FUNCTION(shared_reservoir_seen) {
+    ss::Entry* e = open_arg(fcinfo, ss::kRead);
+    PG_RETURN_INT64(int64(read_state(e, false).seen));
+}
+
+SKETCH_FUNCTION(shared_reservoir_count) {
+    ss::Entry* e = open_arg(fcinfo, ss::kRead);
+    PG_RETURN_INT64(int64(read_state(e, false).count));
+}
+
+SKETCH_FUNCTION(shared_reservoir_seed) {
+    ss::Entry* e = open_arg(fcinfo, ss::kWrite);
+    ss::check_mutable(e);
+    sr::View v = view_of(e);
+    const uint64 seed = uint64(PG_GETARG_INT64(1));
+    Held h;
+    lock_for_write(e, v, &h);
+    v.seed(seed);
+    unlock_reservoir(e, v, h);
+    PG_RETURN_VOID();
+}
+
+SKETCH_FUNCTION(shared_reservoir_clear) {
+    ss::Entry* e = open_arg(fcinfo, ss::kWrite);
+    ss::check_mutable(e);
+    sr::View v = view_of(e);
+    Held h;
+    lock_for_write(e, v, &h);
+    v.clear();
+    sh::add_ops(e->map.header(), h.me, 1);
+    unlock_reservoir(e, v, h);
+    PG_RETURN_VOID();
+}
+
+SKETCH_FUNCTION(shared_reservoir_stats) {
+    ss::Entry* e = open_arg(fcinfo, ss::kRead);
+    sr::View v = view_of(e);
+    const sr::Geometry& g = v.geometry();
+    Copy c = read_state(e, false);
+    const uint64 replays = __atomic_load_n(&v.control()->recoveries, __ATOMIC_RELAXED);
+    char* json = psprintf(
+        "{\"k\": %u, \"item_size\": %u, \"weighted\": %s, \"count\": %llu, \"seen\": %llu, \"stored\": %llu, "
+        "\"ops\": %llu, \"bytes\": %llu, \"mmap_size\": %llu, \"frozen\": %s, \"readonly\": %s, "
+        "\"lock_recoveries\": %u, \"journal_replays\": %llu}",
+        g.k, g.item_size, g.weighted ? "true" : "false", (unsigned long long)c.count, (unsigned long long)c.seen,
+        (unsigned long long)c.stored, (unsigned long long)sh::load_ops(e->map.header()),
+        (unsigned long long)e->map.size, (unsigned long long)e->map.size, ss::is_frozen(e) ? "true" : "false",
+        e->readonly ? "true" : "false", e->map.lock().recoveries(), (unsigned long long)replays);
+    PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
+}

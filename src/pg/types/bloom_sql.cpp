@@ -1,0 +1,593 @@
+// The SQL face of the Bloom filter: type `bloom` (I/O, casts), functions,
+// operators and aggregates. Core work runs inside guarded(); palloc and
+// ereport happen only outside it, with no C++ objects alive in the frame.
+//
+// Aggregates keep `bloom` itself as the transition state (a real type, so
+// parallel query and Citus can combine states and ship them through the
+// type's I/O). The state is mutated in place in the aggregate context. A small
+// filter is a plain value: nodeAgg copies a by-reference state into aggcontext
+// only when the transition function returns a different pointer
+// (ExecAggTransReparent), so the first call builds the filter in the per-tuple
+// context and nodeAgg copies it once; every later call scribbles on that copy.
+// A filter of 128 kB or more is the buffered expanded object of agg_state.hpp:
+// item hashes are inserted 256 at a time with prefetching, and it becomes a
+// plain value, hashes applied, whenever it leaves the aggregate.
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "hex.hpp"
+#include "types/bloom_value.hpp"
+#include "types/agg_state.hpp"
+#include "guard.hpp"
+#include "memory/huge_pages.hpp"
+#include "prefetch/prefetch.hpp"
+#include "item_hash.hpp"
+
+extern "C" {
+#include "access/detoast.h"
+#include "common/hashfn.h"
+#include "lib/stringinfo.h"
+#include "libpq/pqformat.h"
+#include "utils/fmgrprotos.h"
+#include "utils/jsonb.h"
+}
+
+namespace sb = sketch::bloom;
+using sketch::Hash128;
+
+namespace sketch_pg {
+
+struct varlena* bloom_value_new(const sb::Geometry& g, uint64_t seed) {
+    const size_t size = bloom_plain_size(g);
+    auto* v = static_cast<struct varlena*>(palloc0_large(size));
+    SET_VARSIZE(v, size);
+    sb::write_header(bloom_header(v), g, seed);
+    return v;
+}
+
+}  // namespace sketch_pg
+
+using namespace sketch_pg;
+
+namespace {
+
+// bloom_agg buffers item hashes (agg_state.hpp) when its array is too big
+// for the caches (prefetching pays off there); small states insert directly.
+constexpr uint64_t kBufferFromBytes = 128 * 1024;
+
+struct LayoutName {
+    char text[96];
+};
+LayoutName layout_name(const sb::Layout& l) {
+    return guarded([&] {
+        LayoutName n;
+        snprintf(n.text, sizeof n.text, "%s", sb::format_layout(l).c_str());
+        return n;
+    });
+}
+
+// A detoasted bloom value and what its header says.
+struct Opened {
+    struct varlena* v;
+    sb::Geometry g;
+    uint64_t seed;
+};
+
+// The header of a detoasted value, checked against its length; throws
+// (corrupted) saying what is wrong.
+sb::Header checked_header(struct varlena* v) {
+    const size_t len = VARSIZE(v);
+    sb::Header h = sb::read_header(bloom_header(v), len - VARHDRSZ, sketch::Errc::corrupted);
+    const size_t plain = bloom_plain_size(h.geometry);
+    if (len != plain)
+        sketch::fail(sketch::Errc::corrupted, "bloom value of %zu bytes is inconsistent with its header (%zu bytes expected)",
+                     len, plain);
+    return h;
+}
+
+// Validates the header of a detoasted value against its length.
+Opened inspect(struct varlena* v) {
+    const sb::Header h = guarded([&] { return checked_header(v); });
+    return Opened{v, h.geometry, h.seed};
+}
+
+// A value ready to read: detoasted (a bloom_agg state is flattened, its
+// buffered hashes applied) and validated.
+Opened open_value(Datum d) { return inspect(detoast_large(d)); }
+
+struct varlena* copy_value(const Opened& o) {
+    struct varlena* c = bloom_value_new(o.g, o.seed);
+    std::memcpy(bloom_bits(c), bloom_bits(o.v), o.g.bytes);
+    return c;
+}
+
+void check_compatible(const Opened& a, const Opened& b, const char* what) {
+    if (a.g == b.g && a.seed == b.seed) return;
+    LayoutName la = layout_name(a.g.layout), lb = layout_name(b.g.layout);
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("cannot %s bloom filters of different layout, size or seed", what),
+                    errdetail("%s of %" PRIu64 " bits with seed %" PRId64 " versus %s of %" PRIu64 " bits with seed %" PRId64 ".",
+                              la.text, a.g.bits(), int64_t(a.seed), lb.text, b.g.bits(), int64_t(b.seed))));
+}
+
+// text argument -> palloc'd C string, or null.
+const char* layout_arg(FunctionCallInfo fcinfo, int argno) {
+    if (PG_NARGS() <= argno || PG_ARGISNULL(argno)) return nullptr;
+    return text_to_cstring(PG_GETARG_TEXT_PP(argno));
+}
+
+// Geometry for n items at fpr with a layout spec (null: the default layout);
+// throws sketch::Error for arguments that size no filter.
+sb::Geometry geometry_of(int64_t n, double fpr, const char* layout) {
+    sb::check_n_fpr(double(n), fpr);
+    sb::Layout l = layout != nullptr ? sb::parse_layout(layout) : sb::default_layout(uint64_t(n), fpr);
+    return sb::capacity_for(uint64_t(n), fpr, l);
+}
+
+// The same, raising the error.
+sb::Geometry resolve_geometry(int64_t n, double fpr, const char* layout) {
+    return guarded([&] { return geometry_of(n, fpr, layout); });
+}
+
+const char* kind_name(sb::Kind k) {
+    switch (k) {
+        case sb::Kind::block: return "block";
+        case sb::Kind::multiblock: return "multiblock";
+        case sb::Kind::fast_multiblock32: return "fast_multiblock32";
+        case sb::Kind::fast_multiblock64: return "fast_multiblock64";
+        case sb::Kind::cbf: return "cbf";
+    }
+    return "?";
+}
+
+// The external (binary) form: header + bit array.
+void write_external(const Opened& o, uint8_t* out) {
+    sb::write_header(out, o.g, o.seed);
+    std::memcpy(out + sb::kHeaderBytes, bloom_bits(o.v), o.g.bytes);
+}
+
+// External form -> value; what fails validation is reported as `code`.
+struct varlena* from_external(const uint8_t* data, size_t len, sketch::Errc code) {
+    sb::Header h = guarded([&] { return sb::read_external(data, len, code); });
+    struct varlena* v = bloom_value_new(h.geometry, h.seed);
+    std::memcpy(bloom_bits(v), data + sb::kHeaderBytes, h.geometry.bytes);
+    return v;
+}
+
+}  // namespace
+
+// ---- type I/O ----
+
+SKETCH_FUNCTION(bloom_in) {
+    const char* s = PG_GETARG_CSTRING(0);
+    const size_t len = strlen(s);
+    const size_t n = guarded([&] { return sketch::hex::decoded_bytes(s, len, "bloom"); });
+    auto* raw = static_cast<uint8_t*>(palloc_large(n > 0 ? n : 1));
+    guarded([&] { sketch::hex::read_text(s, len, raw, "bloom"); });
+    struct varlena* v = from_external(raw, n, sketch::Errc::invalid_text);
+    pfree(raw);
+    PG_RETURN_POINTER(v);
+}
+
+// The text form straight from the value: the header, then the bit array, no
+// intermediate copy.
+SKETCH_FUNCTION(bloom_out) {
+    Opened o = open_value(PG_GETARG_DATUM(0));
+    uint8_t header[sb::kHeaderBytes];
+    sb::write_header(header, o.g, o.seed);
+    const size_t n = sb::kHeaderBytes + o.g.bytes;
+    char* out = static_cast<char*>(palloc_large(sketch::hex::text_bytes(n) + 1));
+    out[0] = '\\';
+    out[1] = 'x';
+    sketch::hex::write_digits(header, sb::kHeaderBytes, out + 2);
+    sketch::hex::write_digits(bloom_bits(o.v), o.g.bytes, out + 2 + 2 * sb::kHeaderBytes);
+    out[sketch::hex::text_bytes(n)] = '\0';
+    PG_RETURN_CSTRING(out);
+}
+
+SKETCH_FUNCTION(bloom_recv) {
+    StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
+    const size_t n = size_t(buf->len - buf->cursor);
+    struct varlena* v = from_external(reinterpret_cast<const uint8_t*>(buf->data + buf->cursor), n, sketch::Errc::invalid_binary);
+    buf->cursor = buf->len;
+    PG_RETURN_POINTER(v);
+}
+
+SKETCH_FUNCTION(bloom_send) {
+    Opened o = open_value(PG_GETARG_DATUM(0));
+    const size_t n = sb::kHeaderBytes + o.g.bytes;
+    bytea* out = static_cast<bytea*>(palloc_large(VARHDRSZ + n));
+    SET_VARSIZE(out, VARHDRSZ + n);
+    write_external(o, reinterpret_cast<uint8_t*>(VARDATA(out)));
+    PG_RETURN_BYTEA_P(out);
+}
+
+SKETCH_FUNCTION(bloom_from_bytea) {
+    bytea* b = PG_GETARG_BYTEA_PP(0);
+    PG_RETURN_POINTER(from_external(reinterpret_cast<const uint8_t*>(VARDATA_ANY(b)), VARSIZE_ANY_EXHDR(b), sketch::Errc::invalid_binary));
+}
+
+// ---- constructors and sizing ----
+
+SKETCH_FUNCTION(bloom_empty) {
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1)) PG_RETURN_NULL();
+    const int64_t n = PG_GETARG_INT64(0);
+    const double fpr = PG_GETARG_FLOAT8(1);
+    const char* layout = layout_arg(fcinfo, 2);
+    const uint64_t seed = PG_NARGS() > 3 && !PG_ARGISNULL(3) ? uint64_t(PG_GETARG_INT64(3)) : 0;
+    sb::Geometry g = resolve_geometry(n, fpr, layout);
+    PG_RETURN_POINTER(bloom_value_new(g, seed));
+}
+
+SKETCH_FUNCTION(bloom_empty_bits) {
+    const int64_t bits = PG_GETARG_INT64(0);
+    const char* layout = text_to_cstring(PG_GETARG_TEXT_PP(1));
+    const uint64_t seed = PG_NARGS() > 2 ? uint64_t(PG_GETARG_INT64(2)) : 0;
+    if (bits < 1)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("bloom capacity_bits must be at least 1, got %" PRId64, bits)));
+    sb::Geometry g = guarded([&] {
+        sb::Layout l = sb::parse_layout(layout);
+        if (!l.resolved())
+            sketch::fail(sketch::Errc::invalid_parameter,
+                         "layout \"%s\" must give K' (classic: K) when the filter is sized by capacity_bits; "
+                         "bloom_empty(n, fpr, layout) chooses it",
+                         layout);
+        return sb::geometry_for_bits(l, uint64_t(bits));
+    });
+    PG_RETURN_POINTER(bloom_value_new(g, seed));
+}
+
+SKETCH_FUNCTION(bloom_fpr_for) {
+    const int64_t n = PG_GETARG_INT64(0);
+    const int64_t bits = PG_GETARG_INT64(1);
+    const char* layout = text_to_cstring(PG_GETARG_TEXT_PP(2));
+    if (n < 0) ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("bloom n must not be negative, got %" PRId64, n)));
+    if (bits < 0)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("bloom capacity_bits must not be negative, got %" PRId64, bits)));
+    double fpr = guarded([&] {
+        sb::Layout base = sb::parse_layout(layout);
+        if (base.resolved()) return sb::fpr_for(double(n), double(bits), base);
+        // K' (classic: K) not given: the best value for this n and capacity.
+        double best = 1.0;
+        for (unsigned v = 1; v <= sb::kMaxKp; ++v) {
+            sb::Layout l = base;
+            if (l.k == 0) l.k = v; else l.kp = v;
+            if (l.stride != 0 && l.stride > sb::used_bytes(l)) continue;
+            if (l.stride == sb::used_bytes(l)) l.stride = 0;
+            best = std::min(best, sb::fpr_for(double(n), double(bits), l));
+        }
+        return best;
+    });
+    PG_RETURN_FLOAT8(fpr);
+}
+
+SKETCH_FUNCTION(bloom_capacity_for) {
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1)) PG_RETURN_NULL();
+    sb::Geometry g = resolve_geometry(PG_GETARG_INT64(0), PG_GETARG_FLOAT8(1), layout_arg(fcinfo, 2));
+    PG_RETURN_INT64(int64_t(g.bits()));
+}
+
+// ---- item operations ----
+
+namespace {
+
+// Per call site: the item hasher and the last value's decoded header, so a
+// lookup per row neither re-validates nor re-detoasts the same filter.
+struct LookupCache {
+    ItemHasher hasher;
+    FetchedFilter fetched;  // the stored filter read last
+    uint8_t header[sb::kHeaderBytes];
+    size_t len;
+    sb::Geometry g;
+    uint64_t seed;
+    const sb::Ops* ops;
+    sb::Span span;  // bits filled per call
+};
+
+LookupCache* lookup_cache(FunctionCallInfo fcinfo, int item_arg) {
+    FmgrInfo* fl = fcinfo->flinfo;
+    auto* c = static_cast<LookupCache*>(fl->fn_extra);
+    if (c == nullptr) {
+        c = static_cast<LookupCache*>(MemoryContextAllocZero(fl->fn_mcxt, sizeof(LookupCache)));
+        fl->fn_extra = c;
+    }
+    call_site_hasher(&c->hasher, fcinfo, item_arg);  // a call site's item type never changes
+    return c;
+}
+
+// The filter argument, through the cache.
+struct varlena* cached_filter(FunctionCallInfo fcinfo, LookupCache* c, Datum d) {
+    auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(d));
+    struct varlena* v;
+    if (VARATT_IS_EXTERNAL_ONDISK(raw)) {
+        // validated below, against the header validated last
+        v = fetch_filter(&c->fetched, raw, fcinfo->flinfo->fn_mcxt, kBloomBitsOffset, [](struct varlena*) {});
+    } else {
+        v = detoast_large(d);
+    }
+    if (c->ops == nullptr || VARSIZE(v) != c->len || std::memcmp(bloom_header(v), c->header, sb::kHeaderBytes) != 0) {
+        Opened o = inspect(v);
+        c->ops = nullptr;
+        c->g = o.g;
+        c->seed = o.seed;
+        c->ops = &guarded([&]() -> const sb::Ops& { return sb::ops_for(o.g.layout); });
+        c->span = sb::span_for(o.g, nullptr);
+        c->len = VARSIZE(v);
+        std::memcpy(c->header, bloom_header(v), sb::kHeaderBytes);
+    }
+    return v;
+}
+
+}  // namespace
+
+bool sketch_pg::bloom_value_target(Datum filter, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t) {
+    struct varlena* v = value_as_read(filter, f, cxt);
+    if (v == nullptr) return false;
+    try {
+        const sb::Header h = checked_header(v);
+        t->ops = &sb::ops_for(h.geometry.layout);
+        t->span = sb::span_for(h.geometry, bloom_bits(v));
+        t->bytes = h.geometry.bytes;
+        t->seed = h.seed;
+        return true;
+    } catch (...) {
+        return false;  // the function reports it
+    }
+}
+
+SKETCH_FUNCTION(bloom_contains) {
+    LookupCache* c = lookup_cache(fcinfo, 1);
+    int32 ahead;
+    if (row_answer(c->hasher.typid, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1), &ahead)) PG_RETURN_BOOL(ahead != 0);
+    struct varlena* v = cached_filter(fcinfo, c, PG_GETARG_DATUM(0));
+    const Hash128 h = hash_row_item(&c->hasher, PG_GETARG_DATUM(1), c->seed);
+    sb::Span span = c->span;
+    span.bits = bloom_bits(v);
+    PG_RETURN_BOOL(c->ops->contains_one(span, h));
+}
+
+SKETCH_FUNCTION(bloom_add) {
+    if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+    if (PG_ARGISNULL(1)) PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+    const ItemHasher* hasher = item_hasher_for_arg(fcinfo, 1);
+    Opened o = open_value(PG_GETARG_DATUM(0));
+    struct varlena* c = copy_value(o);
+    const Hash128 h = hash_item(hasher, PG_GETARG_DATUM(1), o.seed);
+    guarded([&] { sb::insert(o.g, bloom_bits(c), h); });
+    PG_RETURN_POINTER(c);
+}
+
+// ---- whole-filter operations ----
+
+// A new filter: the first argument's bits combined with the second's by
+// `into` (union_into or intersect_into); `what` names it in errors.
+static struct varlena* combined(FunctionCallInfo fcinfo, void (*into)(uint8_t*, const uint8_t*, uint64_t), const char* what) {
+    Opened a = open_value(PG_GETARG_DATUM(0)), b = open_value(PG_GETARG_DATUM(1));
+    check_compatible(a, b, what);
+    struct varlena* c = copy_value(a);
+    into(bloom_bits(c), bloom_bits(b.v), a.g.bytes);
+    return c;
+}
+
+SKETCH_FUNCTION(bloom_union) { PG_RETURN_POINTER(combined(fcinfo, sb::union_into, "union")); }
+SKETCH_FUNCTION(bloom_intersect) { PG_RETURN_POINTER(combined(fcinfo, sb::intersect_into, "intersect")); }
+
+static bool bloom_equal(FunctionCallInfo fcinfo) {
+    Opened a = open_value(PG_GETARG_DATUM(0)), b = open_value(PG_GETARG_DATUM(1));
+    return a.g == b.g && a.seed == b.seed && std::memcmp(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes) == 0;
+}
+
+SKETCH_FUNCTION(bloom_eq) { PG_RETURN_BOOL(bloom_equal(fcinfo)); }
+SKETCH_FUNCTION(bloom_ne) { PG_RETURN_BOOL(!bloom_equal(fcinfo)); }
+
+// The hash opclass's support function (DISTINCT, GROUP BY, UNION and hash
+// joins on bloom values): filters equal under bloom_equal have the same seed
+// and bits, so they hash alike.
+SKETCH_FUNCTION(bloom_hash) {
+    Opened o = open_value(PG_GETARG_DATUM(0));
+    const uint32 bits = DatumGetUInt32(hash_any(bloom_bits(o.v), int(o.g.bytes)));
+    PG_RETURN_UINT32(hash_combine(bits, DatumGetUInt32(hash_uint32(uint32(o.seed ^ (o.seed >> 32))))));
+}
+
+SKETCH_FUNCTION(bloom_estimated_count) {
+    Opened o = open_value(PG_GETARG_DATUM(0));
+    const uint64_t set = sb::count_bits(bloom_bits(o.v), o.g.bytes);
+    PG_RETURN_FLOAT8(sb::estimated_count(o.g, set));
+}
+
+SKETCH_FUNCTION(bloom_info) {
+    Opened o = open_value(PG_GETARG_DATUM(0));
+    const uint64_t set = sb::count_bits(bloom_bits(o.v), o.g.bytes);
+    const double est = sb::estimated_count(o.g, set);
+    const double fpr = sb::fpr_for(est, double(o.g.bits()), o.g.layout);
+    LayoutName name = layout_name(o.g.layout);
+    const sb::Layout& l = o.g.layout;
+    char json[1024];
+    snprintf(json, sizeof json,
+                  "{\"version\": %u, \"layout\": \"%s\", \"kind\": \"%s\", \"block\": \"%s\", \"k\": %u, \"kp\": %u, "
+                  "\"stride\": %u, \"capacity_bits\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"bits_set\": %" PRIu64
+                  ", \"fill_ratio\": %.6g, \"estimated_count\": %.6g, \"estimated_fpr\": %.6g, \"seed\": %" PRId64 "}",
+                  unsigned(sb::kFormatVersion), name.text, kind_name(l.kind), sb::block_name(l.block), l.k, l.kp,
+                  l.kind == sb::Kind::cbf ? 0u : sb::stride_bytes(l), o.g.bits(), o.g.bytes, set,
+                  double(set) / double(o.g.bits()), est, fpr, int64_t(o.seed));
+    PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
+}
+
+// ---- aggregates ----
+
+namespace {
+
+struct AggCache {
+    ItemHasher hasher;
+    bool args_constant;  // n, fpr and layout are constants: resolved at the first row only
+    bool resolved;
+    int64_t n;
+    double fpr;
+    bool has_layout;
+    char layout[128];
+    sb::Geometry g;
+    const sb::Ops* ops;
+    uint8_t header[sb::kHeaderBytes];  // what a state of this geometry starts with
+};
+
+// ---- bloom_agg's transition state for a large filter (agg_state.hpp) ----
+
+struct BloomFilter {
+    sb::Geometry g;
+    const sb::Ops* ops;
+    void apply(struct varlena* flat, const Hash128* hashes, size_t n) const {
+        ops->insert_many(sb::span_for(g, bloom_bits(flat)), hashes, n);
+    }
+    void settle(struct varlena*) const {}  // apply leaves nothing pending
+};
+using BloomAggState = BufferedState<BloomFilter>;
+
+[[noreturn]] void mixed_args_error() {
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("bloom_agg: n, fpr and layout must be the same for every row of a group")));
+    pg_unreachable();
+}
+
+// The geometry of bloom_agg's n, fpr and layout arguments in this row,
+// through the call site's cache.
+void resolve_agg_args(FunctionCallInfo fcinfo, AggCache* c) {
+    if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("bloom_agg: n and fpr must not be null")));
+    const int64_t n = PG_GETARG_INT64(2);
+    const double fpr = PG_GETARG_FLOAT8(3);
+    const bool has_layout = PG_NARGS() > 4 && !PG_ARGISNULL(4);
+    bool same = c->resolved && c->n == n && c->fpr == fpr && c->has_layout == has_layout;
+    const char* layout = nullptr;
+    if (has_layout) {
+        text* t = PG_GETARG_TEXT_PP(4);
+        const size_t len = VARSIZE_ANY_EXHDR(t);
+        same = same && len < sizeof c->layout && std::memcmp(c->layout, VARDATA_ANY(t), len) == 0 && c->layout[len] == '\0';
+        if (!same) layout = text_to_cstring(t);
+    }
+    if (same) return;
+    c->resolved = false;
+    c->g = resolve_geometry(n, fpr, layout);
+    c->ops = &guarded([&]() -> const sb::Ops& { return sb::ops_for(c->g.layout); });
+    c->n = n;
+    c->fpr = fpr;
+    c->has_layout = has_layout;
+    c->layout[0] = '\0';
+    if (layout != nullptr) snprintf(c->layout, sizeof c->layout, "%s", layout);
+    sb::write_header(c->header, c->g, 0);
+    c->resolved = true;
+}
+
+}  // namespace
+
+// bloom_agg(item, n, fpr [, layout]) transition.
+SKETCH_FUNCTION(bloom_agg_trans) {
+    FmgrInfo* fl = fcinfo->flinfo;
+    auto* c = static_cast<AggCache*>(fl->fn_extra);
+    if (unlikely(c == nullptr)) {
+        // A call site is an aggregate's or not for good: check once.
+        aggregate_context(fcinfo, "bloom_agg_trans");
+        c = static_cast<AggCache*>(MemoryContextAllocZero(fl->fn_mcxt, sizeof(AggCache)));
+        item_hasher_init(&c->hasher, get_fn_expr_argtype(fl, 1), fl->fn_mcxt);
+        c->args_constant = aggregate_args_constant(fcinfo, 1);
+        fl->fn_extra = c;
+    }
+    if (!c->args_constant || unlikely(!c->resolved)) resolve_agg_args(fcinfo, c);
+    const Datum state_datum = PG_GETARG_DATUM(0);
+    if (!PG_ARGISNULL(0) && BloomAggState::is_one(state_datum)) {
+        // Large filter: buffer the hash.
+        BloomAggState* st = BloomAggState::of(state_datum);
+        if (!c->args_constant && std::memcmp(bloom_header(st->flat), c->header, sb::kHeaderBytes) != 0) mixed_args_error();
+        if (!PG_ARGISNULL(1)) st->push(hash_item(&c->hasher, PG_GETARG_DATUM(1), 0));
+        PG_RETURN_DATUM(state_datum);
+    }
+    struct varlena* state;
+    if (PG_ARGISNULL(0)) {
+        if (c->g.bytes >= kBufferFromBytes) {
+            BloomAggState* st =
+                BloomAggState::create(aggregate_context(fcinfo, "bloom_agg_trans"), "bloom_agg state", bloom_plain_size(c->g));
+            st->filter = BloomFilter{c->g, c->ops};
+            std::memcpy(bloom_header(st->flat), c->header, sb::kHeaderBytes);
+            if (!PG_ARGISNULL(1)) st->push(hash_item(&c->hasher, PG_GETARG_DATUM(1), 0));
+            PG_RETURN_DATUM(st->datum());
+        }
+        // Built in the per-tuple context; nodeAgg copies it into aggcontext once.
+        state = bloom_value_new(c->g, 0);
+    } else {
+        // A small filter: the executor's own copy in the aggregate context, updated in place.
+        state = reinterpret_cast<struct varlena*>(DatumGetPointer(state_datum));
+        if (VARATT_IS_EXTENDED(state)) state = detoast_large(state_datum);
+        // Every state of a call site with constant arguments was made by it.
+        if (!c->args_constant && std::memcmp(bloom_header(state), c->header, sb::kHeaderBytes) != 0) mixed_args_error();
+    }
+    if (!PG_ARGISNULL(1)) c->ops->insert_one(sb::span_for(c->g, bloom_bits(state)), hash_item(&c->hasher, PG_GETARG_DATUM(1), 0));
+    PG_RETURN_POINTER(state);
+}
+
+// A large filter's state as a plain bloom (agg_state.hpp: BufferedState::finish);
+// a small one is already plain.
+SKETCH_FUNCTION(bloom_agg_final) {
+    if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+    if (BloomAggState::is_one(PG_GETARG_DATUM(0))) PG_RETURN_POINTER(BloomAggState::of(PG_GETARG_DATUM(0))->finish(fcinfo));
+    PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+}
+
+// The bytes of bloom_agg's state for the aggregate's arguments (item, n, fpr
+// [, layout]) when they are constants the state can be made of, else 0.
+static size_t bloom_agg_state_bytes(List* args) {
+    const Const* n = aggregate_const_arg(args, 1);
+    const Const* fpr = aggregate_const_arg(args, 2);
+    const Const* layout = aggregate_const_arg(args, 3);
+    if (n == nullptr || fpr == nullptr || (list_length(args) > 3 && layout == nullptr)) return 0;
+    const char* spec = layout != nullptr ? TextDatumGetCString(layout->constvalue) : nullptr;
+    try {
+        return bloom_plain_size(geometry_of(DatumGetInt64(n->constvalue), DatumGetFloat8(fpr->constvalue), spec));
+    } catch (...) {
+        return 0;  // the aggregate reports it when it runs
+    }
+}
+
+// Planner support of bloom_agg_combine: what a parallel plan pays to move the
+// partial states (agg_state.hpp).
+SKETCH_FUNCTION(bloom_agg_combine_support) { return partial_state_cost(fcinfo, bloom_agg_state_bytes); }
+
+// bloom_agg's combine function, and bloom_union_agg's and
+// bloom_intersect_agg's transition and combine functions: the second argument
+// OR-ed (AND-ed) into the state. The state starts as the first input (a
+// partial state, a stored filter: copied into aggcontext by nodeAgg) and is
+// then modified in place; a large one goes on as an expanded state
+// (agg_state.hpp), which the executor keeps where it is: a plain one it would
+// copy into its own memory after this call, and again as the result (for 13
+// MB, 3,200 fresh 4 KiB pages each time).
+static Datum combine_into_state(FunctionCallInfo fcinfo, void (*into)(uint8_t*, const uint8_t*, uint64_t),
+                                const char* fn, const char* what) {
+    MemoryContext aggcontext = aggregate_context(fcinfo, fn);
+    const Datum state = PG_GETARG_DATUM(0);
+    Datum result = state;
+    BloomAggState* made = nullptr;  // the expanded state made of a large plain one
+    struct varlena* v;
+    if (BloomAggState::is_one(state)) {
+        v = BloomAggState::of(state)->flat;
+    } else if (toast_raw_datum_size(state) >= kBloomBitsOffset + kBufferFromBytes + sb::kTailPad) {
+        made = BloomAggState::create_copy(aggcontext, "bloom combined state", state);  // detoasted straight in
+        v = made->flat;
+        result = made->datum();
+    } else {
+        v = detoast_large(state);
+        result = PointerGetDatum(v);
+    }
+    Opened a = inspect(v);
+    Opened b = open_value(PG_GETARG_DATUM(1));
+    check_compatible(a, b, what);
+    if (made != nullptr)
+        made->filter = BloomFilter{a.g, &guarded([&]() -> const sb::Ops& { return sb::ops_for(a.g.layout); })};
+    into(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes);
+    PG_RETURN_DATUM(result);
+}
+
+SKETCH_FUNCTION(bloom_agg_combine) { return combine_into_state(fcinfo, sb::union_into, "bloom_agg_combine", "combine"); }
+
+SKETCH_FUNCTION(bloom_union_trans) { return combine_into_state(fcinfo, sb::union_into, "bloom_union_trans", "union"); }
+SKETCH_FUNCTION(bloom_intersect_trans) {
+    return combine_into_state(fcinfo, sb::intersect_into, "bloom_intersect_trans", "intersect");
+}

@@ -1,0 +1,556 @@
+// The SQL type `cbf`: a counting Bloom filter as a value. Its payload is the
+// byte form of src/core/cbf_format.hpp, so send/recv and the bytea casts copy
+// bytes and the text form is those bytes in hex.
+//
+// Aggregates keep a `cbf` (a real type, so Citus can split them) as their
+// transition value and update it in place. For a filter of 256 KiB of
+// counters or more, cbf_agg's state is the buffered expanded object of
+// agg_state.hpp (item hashes applied 256 at a time with prefetching, or, from
+// 16 MiB of counters, gathered by region and applied a region at a time;
+// flattened into an ordinary cbf value, every item applied, whenever it
+// leaves the aggregate; the final function returns a copy on huge pages, see
+// BufferedState::finish). Smaller filters, the state of cbf_union_agg, and
+// cbf_agg's in the combine step are flat cbf values that AggCheckCallContext
+// lets us modify in place.
+#include <cmath>
+#include <cstdio>
+
+#include "cbf/cbf.hpp"
+#include "cbf/cbf_format.hpp"
+#include "cbf/cbf_regions.hpp"
+#include "hex.hpp"
+#include "types/bloom_value.hpp"
+#include "types/agg_state.hpp"
+#include "guard.hpp"
+#include "memory/huge_pages.hpp"
+#include "memory/reusable_memory.hpp"
+#include "prefetch/prefetch.hpp"
+#include "item_hash.hpp"
+
+extern "C" {
+#include "access/detoast.h"
+#include "common/hashfn.h"
+#include "libpq/pqformat.h"
+#include "utils/expandeddatum.h"
+#include "utils/float.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+}
+
+namespace {
+
+namespace cbf = sketch::cbf;
+
+// Values stay below 2^29 counters (256 MiB of counters), so that every value
+// also fits its text form (twice its size) within PostgreSQL's 1 GB limit.
+constexpr uint64_t kValueMaxCounters = uint64_t(1) << 29;
+
+// The fpr of cbf_agg (and cbf_empty, src/sql/20_cbf.sql) when none is given.
+constexpr double kDefaultFpr = 0.01;
+
+uint8_t* payload(varlena* v) { return reinterpret_cast<uint8_t*>(VARDATA(v)); }
+size_t payload_len(const varlena* v) { return VARSIZE(v) - VARHDRSZ; }
+
+// Parses a detoasted (4-byte header) value; code is the SQLSTATE class of a failure.
+cbf::View view_of(varlena* v, sketch::Errc code = sketch::Errc::corrupted) {
+    return sketch_pg::guarded([&] { return cbf::read_value(payload(v), payload_len(v), kValueMaxCounters, code); });
+}
+
+// A fresh, zeroed value (palloc'd in the current context) for geometry g.
+varlena* new_value(const cbf::Geometry& g) {
+    const size_t len = VARHDRSZ + cbf::value_bytes(g);
+    auto* v = static_cast<varlena*>(sketch_pg::palloc0_large(len));
+    SET_VARSIZE(v, len);
+    cbf::write_header(payload(v), g);
+    return v;
+}
+
+// ---- cbf_agg's transition state for a large filter (agg_state.hpp) ----
+
+inline uint8_t* counters_of(varlena* flat) { return payload(flat) + cbf::kHeaderBytes; }
+
+// Counters of this many bytes or more are far beyond the caches: there
+// cbf_agg gathers its adds by region (cbf_regions.hpp), which took 36-45% of
+// add_many's time for 10M items into 64 MiB, half at 16 MiB, and as long at
+// 8 MiB (bench/README.md, "Adds gathered by region for cbf_agg").
+constexpr size_t kRegionsMinBytes = size_t(16) << 20;
+
+struct CbfFilter {
+    cbf::Geometry g;
+    MemoryContext cxt;         // the state's own: holds the region batch
+    uint64_t items;            // items added before the region batch started
+    cbf::RegionBatch regions;  // ready() once started
+
+    void apply(varlena* flat, const sketch::Hash128* hashes, size_t n) {
+        if (regions.ready()) {
+            regions.add(counters_of(flat), hashes, n);
+            return;
+        }
+        cbf::add_many(g, counters_of(flat), hashes, n);
+        const uint64_t before = items;
+        items += n;
+        if (g.counter_bytes() >= kRegionsMinBytes && before < g.m / 1024 && items >= g.m / 1024) start_regions();
+    }
+
+    void settle(varlena* flat) {
+        if (regions.ready()) regions.apply(counters_of(flat));
+    }
+
+    // The region batch, once the state has taken m / 1024 items (131072 for
+    // 64 MiB): below that, add_many costs little more than the batch's pass
+    // over the counters (into 64 MiB, 32768 items took 1.9 ms with add_many
+    // and 2.5 ms with a batch; 131072 took 7.5 and 3.9 ms), and small groups
+    // need no batch memory. A batch holds m / 16 probes (2 bytes each: a
+    // quarter of the counter bytes, 16 MiB for 64 MiB). Without the memory,
+    // add_many goes on.
+    void start_regions() {
+        const size_t items_per_batch = g.m / 16 / g.k;
+        const size_t bytes = cbf::RegionBatch::memory_bytes(g, items_per_batch);
+        void* memory = sketch_pg::alloc_reusable(cxt, bytes, 0, true);
+        if (memory != nullptr) regions.init(g, memory, items_per_batch);
+    }
+};
+using CbfAggState = sketch_pg::BufferedState<CbfFilter>;
+
+inline uint8_t* counters_of(CbfAggState* st) { return counters_of(st->flat); }
+
+CbfAggState* set_up(CbfAggState* st, const cbf::Geometry& g) {
+    st->filter.g = g;
+    st->filter.cxt = st->hdr.eoh_context;
+    return st;
+}
+
+// A new, empty cbf_agg state of geometry g.
+CbfAggState* new_agg_state(MemoryContext aggcontext, const cbf::Geometry& g) {
+    CbfAggState* st = CbfAggState::create(aggcontext, "cbf_agg state", VARHDRSZ + cbf::value_bytes(g));
+    cbf::write_header(payload(st->flat), g);
+    return set_up(st, g);
+}
+
+// A cbf_agg state holding the cbf d, detoasted straight into it and validated.
+CbfAggState* agg_state_of(MemoryContext aggcontext, Datum d) {
+    CbfAggState* st = CbfAggState::create_copy(aggcontext, "cbf_agg state", d);
+    return set_up(st, view_of(st->flat).g);
+}
+
+// Raises 22004 for a NULL capacity, or a NULL fpr when one is passed.
+void require_capacity_and_fpr(FunctionCallInfo fcinfo, int capacity_arg, int fpr_arg) {
+    if (PG_ARGISNULL(capacity_arg))
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("cbf capacity must not be null")));
+    if (fpr_arg < PG_NARGS() && PG_ARGISNULL(fpr_arg))
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("cbf fpr must not be null")));
+}
+
+cbf::Geometry geometry_from_args(FunctionCallInfo fcinfo, int capacity_arg, int fpr_arg) {
+    require_capacity_and_fpr(fcinfo, capacity_arg, fpr_arg);
+    const int64 capacity = PG_GETARG_INT64(capacity_arg);
+    const double fpr = fpr_arg < PG_NARGS() ? PG_GETARG_FLOAT8(fpr_arg) : kDefaultFpr;
+    return sketch_pg::guarded([&] { return cbf::geometry_for(capacity, fpr, kValueMaxCounters); });
+}
+
+// Per-call cache in fn_extra: the item hasher and, for read-only functions,
+// the last detoasted out-of-line filter (keyed by its TOAST pointer), so that
+// `cbf_contains((SELECT f FROM filters), x)` fetches the filter once per query
+// rather than once per row.
+struct CallCache {
+    sketch_pg::ItemHasher hasher;
+    sketch_pg::FetchedFilter fetched;  // the stored filter read last
+    cbf::View view;                    // of fetched.value
+    // cbf_agg_trans on a flat state: the state seen last and its header.
+    varlena* state;
+    uint32 state_size;
+    uint8_t state_header[cbf::kHeaderBytes];
+    cbf::View state_view;
+};
+
+CallCache* call_cache_init(FunctionCallInfo fcinfo, int item_arg) {
+    auto* cache = static_cast<CallCache*>(fcinfo->flinfo->fn_extra);
+    if (cache == nullptr) {
+        cache = static_cast<CallCache*>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallCache)));
+        fcinfo->flinfo->fn_extra = cache;
+    }
+    if (item_arg >= 0) sketch_pg::call_site_hasher(&cache->hasher, fcinfo, item_arg);
+    return cache;
+}
+
+// Per row: only a pointer test once the cache is set up.
+inline CallCache* call_cache(FunctionCallInfo fcinfo, int item_arg) {
+    auto* cache = static_cast<CallCache*>(fcinfo->flinfo->fn_extra);
+    if (likely(cache != nullptr && (item_arg < 0 || cache->hasher.typid != InvalidOid))) return cache;
+    return call_cache_init(fcinfo, item_arg);
+}
+
+// The cached filter when the argument is the out-of-line value already
+// fetched (the per-row case of a filter from a subquery), else nullptr.
+inline const cbf::View* cached_arg(FunctionCallInfo fcinfo, int argno, const CallCache* cache) {
+    auto* raw = reinterpret_cast<varlena*>(DatumGetPointer(PG_GETARG_DATUM(argno)));
+    if (!sketch_pg::holds(&cache->fetched, raw)) return nullptr;
+    return &cache->view;
+}
+
+// The filter argument for reading only.
+cbf::View read_arg(FunctionCallInfo fcinfo, int argno, CallCache* cache) {
+    auto* raw = reinterpret_cast<varlena*>(DatumGetPointer(PG_GETARG_DATUM(argno)));
+    if (cache != nullptr && VARATT_IS_EXTERNAL_ONDISK(raw)) {
+        sketch_pg::fetch_filter(&cache->fetched, raw, fcinfo->flinfo->fn_mcxt, VARHDRSZ + cbf::kHeaderBytes,
+                                [&](varlena* v) { cache->view = view_of(v); });
+        return cache->view;
+    }
+    return view_of(sketch_pg::detoast_large(PG_GETARG_DATUM(argno)));
+}
+
+// The filter argument as a fresh copy to modify and return.
+varlena* copy_arg(FunctionCallInfo fcinfo, int argno, cbf::View* view) {
+    varlena* v = sketch_pg::detoast_large_copy(PG_GETARG_DATUM(argno));
+    *view = view_of(v);
+    return v;
+}
+
+sketch::Hash128 item_hash(FunctionCallInfo fcinfo, CallCache* cache, int argno, const cbf::Geometry& g) {
+    return sketch_pg::hash_row_item(&cache->hasher, PG_GETARG_DATUM(argno), g.seed);
+}
+
+[[noreturn]] void geometry_mismatch(const cbf::Geometry& a, const cbf::Geometry& b) {
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("cbf geometry mismatch: cannot merge a filter of %llu counters and %u hashes with one of %llu "
+                           "counters and %u hashes",
+                           static_cast<unsigned long long>(a.m), a.k, static_cast<unsigned long long>(b.m), b.k),
+                    errhint("Only filters created with the same capacity and fpr can be merged.")));
+    pg_unreachable();
+}
+
+// The transition value, writable in place: the executor's own 4-byte-header
+// copy when it is one; otherwise (the first input of cbf_union_agg may be a
+// TOAST pointer or short-header value) a plain copy the executor then adopts.
+varlena* own_state(Datum d) {
+    auto* v = reinterpret_cast<varlena*>(DatumGetPointer(d));
+    if (VARATT_IS_4B_U(v)) return v;
+    return sketch_pg::detoast_large_copy(d);
+}
+
+}  // namespace
+
+bool sketch_pg::cbf_value_target(Datum filter, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t) {
+    varlena* v = sketch_pg::value_as_read(filter, f, cxt);
+    if (v == nullptr) return false;
+    try {
+        const cbf::View view = cbf::read_value(payload(v), payload_len(v), kValueMaxCounters, sketch::Errc::corrupted);
+        t->ops = nullptr;
+        t->cbf = view.g;
+        t->span.bits = view.counters;
+        t->bytes = view.g.counter_bytes();
+        t->seed = view.g.seed;
+        return true;
+    } catch (...) {
+        return false;  // the function reports it
+    }
+}
+
+// ---- type I/O ----
+
+SKETCH_FUNCTION(cbf_in) {
+    const char* text = PG_GETARG_CSTRING(0);
+    const size_t text_len = strlen(text);
+    const size_t len = sketch_pg::guarded([&] { return sketch::hex::decoded_bytes(text, text_len, "cbf"); });
+    auto* v = static_cast<varlena*>(sketch_pg::palloc_large(VARHDRSZ + len));
+    SET_VARSIZE(v, VARHDRSZ + len);
+    sketch_pg::guarded([&] { sketch::hex::read_text(text, text_len, payload(v), "cbf"); });
+    view_of(v, sketch::Errc::invalid_text);
+    PG_RETURN_POINTER(v);
+}
+
+SKETCH_FUNCTION(cbf_out) {
+    varlena* v = sketch_pg::detoast_large(PG_GETARG_DATUM(0));
+    const cbf::View view = view_of(v);
+    const size_t len = cbf::value_bytes(view.g);
+    char* out = static_cast<char*>(sketch_pg::palloc_large(sketch::hex::text_bytes(len) + 1));
+    sketch::hex::write_text(payload(v), len, out);
+    PG_RETURN_CSTRING(out);
+}
+
+SKETCH_FUNCTION(cbf_recv) {
+    StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
+    const int len = buf->len - buf->cursor;
+    auto* v = static_cast<varlena*>(sketch_pg::palloc_large(VARHDRSZ + len));
+    SET_VARSIZE(v, VARHDRSZ + len);
+    pq_copymsgbytes(buf, reinterpret_cast<char*>(payload(v)), len);
+    view_of(v, sketch::Errc::invalid_binary);
+    PG_RETURN_POINTER(v);
+}
+
+SKETCH_FUNCTION(cbf_send) {
+    varlena* v = sketch_pg::detoast_large(PG_GETARG_DATUM(0));
+    const cbf::View view = view_of(v);
+    const size_t len = cbf::value_bytes(view.g);
+    auto* out = static_cast<bytea*>(sketch_pg::palloc_large(VARHDRSZ + len));
+    SET_VARSIZE(out, VARHDRSZ + len);
+    memcpy(VARDATA(out), payload(v), len);
+    PG_RETURN_BYTEA_P(out);
+}
+
+// bytea -> cbf: the same bytes, validated (cbf -> bytea needs no function).
+SKETCH_FUNCTION(cbf_from_bytea) {
+    varlena* v = sketch_pg::detoast_large_copy(PG_GETARG_DATUM(0));
+    view_of(v, sketch::Errc::invalid_binary);
+    PG_RETURN_POINTER(v);
+}
+
+// ---- functions ----
+
+SKETCH_FUNCTION(cbf_empty) {
+    const cbf::Geometry g = geometry_from_args(fcinfo, 0, 1);
+    PG_RETURN_POINTER(new_value(g));
+}
+
+// A copy of the filter argument with `change` (cbf::add or cbf::remove)
+// applied for the item argument.
+static varlena* changed_copy(FunctionCallInfo fcinfo, bool (*change)(const cbf::Geometry&, uint8_t*, const sketch::Hash128&)) {
+    CallCache* cache = call_cache(fcinfo, 1);
+    cbf::View view;
+    varlena* v = copy_arg(fcinfo, 0, &view);
+    change(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g));
+    return v;
+}
+
+SKETCH_FUNCTION(cbf_add) { PG_RETURN_POINTER(changed_copy(fcinfo, cbf::add)); }
+SKETCH_FUNCTION(cbf_remove) { PG_RETURN_POINTER(changed_copy(fcinfo, cbf::remove)); }
+
+SKETCH_FUNCTION(cbf_contains) {
+    CallCache* cache = call_cache(fcinfo, 1);
+    int32 ahead;
+    if (sketch_pg::row_answer(cache->hasher.typid, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1), &ahead))
+        PG_RETURN_BOOL(ahead > 0);
+    if (const cbf::View* view = cached_arg(fcinfo, 0, cache))
+        PG_RETURN_BOOL(cbf::contains(view->g, view->counters, item_hash(fcinfo, cache, 1, view->g)));
+    const cbf::View view = read_arg(fcinfo, 0, cache);
+    PG_RETURN_BOOL(cbf::contains(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g)));
+}
+
+SKETCH_FUNCTION(cbf_count_of) {
+    CallCache* cache = call_cache(fcinfo, 1);
+    int32 ahead;
+    if (sketch_pg::row_answer(cache->hasher.typid, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1), &ahead))
+        PG_RETURN_INT32(ahead);
+    const cbf::View view = read_arg(fcinfo, 0, cache);
+    PG_RETURN_INT32(static_cast<int32>(cbf::count_of(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g))));
+}
+
+SKETCH_FUNCTION(cbf_count) {
+    const cbf::View view = read_arg(fcinfo, 0, call_cache(fcinfo, -1));
+    const double estimate = cbf::estimate_count(view.g, cbf::counters_set(view.g, view.counters));
+    PG_RETURN_INT64(static_cast<int64>(std::llround(estimate)));
+}
+
+SKETCH_FUNCTION(cbf_merge) {
+    cbf::View left;
+    varlena* v = copy_arg(fcinfo, 0, &left);
+    const cbf::View right = read_arg(fcinfo, 1, nullptr);
+    if (!left.g.compatible(right.g)) geometry_mismatch(left.g, right.g);
+    cbf::merge(left.g, left.counters, right.counters);
+    PG_RETURN_POINTER(v);
+}
+
+// Equal: the same bytes (geometry, capacity, fpr and counters).
+static bool cbf_equal(FunctionCallInfo fcinfo) {
+    auto* a = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)));
+    auto* b = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1)));
+    const size_t len = VARSIZE_ANY_EXHDR(a);
+    return len == VARSIZE_ANY_EXHDR(b) && memcmp(VARDATA_ANY(a), VARDATA_ANY(b), len) == 0;
+}
+
+SKETCH_FUNCTION(cbf_eq) { PG_RETURN_BOOL(cbf_equal(fcinfo)); }
+SKETCH_FUNCTION(cbf_ne) { PG_RETURN_BOOL(!cbf_equal(fcinfo)); }
+
+// The hash opclass's support function (DISTINCT, GROUP BY, UNION and hash
+// joins on cbf values): the hash of the bytes cbf_equal compares.
+SKETCH_FUNCTION(cbf_hash) {
+    auto* v = reinterpret_cast<varlena*>(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)));
+    PG_RETURN_DATUM(hash_any(reinterpret_cast<const unsigned char*>(VARDATA_ANY(v)), int(VARSIZE_ANY_EXHDR(v))));
+}
+
+SKETCH_FUNCTION(cbf_stats) {
+    const cbf::View view = read_arg(fcinfo, 0, call_cache(fcinfo, -1));
+    const uint64_t set = cbf::counters_set(view.g, view.counters);
+    const uint64_t saturated = cbf::counters_saturated(view.g, view.counters);
+    const double estimate = cbf::estimate_count(view.g, set);
+    char* fpr = float8out_internal(view.g.fpr);
+    char* fill = float8out_internal(static_cast<double>(set) / static_cast<double>(view.g.m));
+    char* json = psprintf(
+        "{\"capacity\": %llu, \"fp_rate\": %s, \"counters\": %llu, \"hashes\": %u, \"counters_set\": %llu, "
+        "\"count\": %lld, \"fill_ratio\": %s, \"saturated\": %llu, \"bytes\": %zu}",
+        static_cast<unsigned long long>(view.g.capacity), fpr, static_cast<unsigned long long>(view.g.m), view.g.k,
+        static_cast<unsigned long long>(set), static_cast<long long>(std::llround(estimate)), fill,
+        static_cast<unsigned long long>(saturated), cbf::value_bytes(view.g));
+    PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
+}
+
+// ---- aggregates ----
+
+namespace {
+
+// Filters with fewer counter bytes than this stay flat in the aggregate: they
+// fit the caches, so batching gains nothing, and a flat state costs no more
+// memory than the value (many small groups stay small).
+constexpr size_t kExpandedMinBytes = size_t(256) << 10;
+
+// The per-row checks of a flat state: the header is validated once per state,
+// then only compared.
+cbf::View flat_state_view(CallCache* cache, varlena* state) {
+    const uint8_t* header = payload(state);
+    if (state == cache->state && VARSIZE(state) == cache->state_size &&
+        memcmp(header, cache->state_header, cbf::kHeaderBytes) == 0)
+        return cache->state_view;
+    const cbf::View view = view_of(state);
+    cache->state = state;
+    cache->state_size = VARSIZE(state);
+    memcpy(cache->state_header, header, cbf::kHeaderBytes);
+    cache->state_view = view;
+    return view;
+}
+
+[[noreturn]] void args_vary_error() {
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("cbf_agg capacity and fpr must be the same for every row of a group")));
+    pg_unreachable();
+}
+
+inline void check_same_geometry(FunctionCallInfo fcinfo, const cbf::Geometry& g) {
+    if (unlikely(PG_ARGISNULL(2) || (PG_NARGS() >= 4 && PG_ARGISNULL(3)))) require_capacity_and_fpr(fcinfo, 2, 3);
+    const bool same_capacity = static_cast<uint64_t>(PG_GETARG_INT64(2)) == g.capacity;
+    const bool same_fpr = PG_NARGS() < 4 ? g.fpr == kDefaultFpr : PG_GETARG_FLOAT8(3) == g.fpr;
+    if (!same_capacity || !same_fpr) args_vary_error();
+}
+
+// Partial states merge when their counters mean the same (compatible); those
+// of one cbf_agg call must also agree on capacity and fpr, as its rows must
+// (cbf_union_agg merges filters sized differently into the same counters).
+void check_combinable(FunctionCallInfo fcinfo, const cbf::Geometry& into, const cbf::Geometry& other) {
+    if (!into.compatible(other)) geometry_mismatch(into, other);
+    if ((into.capacity != other.capacity || into.fpr != other.fpr) && sketch_pg::combining_built_states(fcinfo))
+        args_vary_error();
+}
+
+}  // namespace
+
+// cbf_agg(item, capacity [, fpr]): not strict, so that the first row can
+// create the state from capacity and fpr. NULL items are skipped.
+SKETCH_FUNCTION(cbf_agg_trans) {
+    // A call site is an aggregate's or not for good: checked at its first call.
+    if (unlikely(fcinfo->flinfo->fn_extra == nullptr)) sketch_pg::aggregate_context(fcinfo, "cbf_agg_trans");
+    CallCache* cache = call_cache(fcinfo, 1);
+    const Datum state_datum = PG_GETARG_DATUM(0);
+    if (!PG_ARGISNULL(0) && CbfAggState::is_one(state_datum)) {
+        // Large filter: buffer the hash.
+        CbfAggState* st = CbfAggState::of(state_datum);
+        check_same_geometry(fcinfo, st->filter.g);
+        if (!PG_ARGISNULL(1)) st->push(item_hash(fcinfo, cache, 1, st->filter.g));
+        PG_RETURN_DATUM(state_datum);
+    }
+    varlena* state;
+    cbf::View view;
+    if (PG_ARGISNULL(0)) {
+        const cbf::Geometry g = geometry_from_args(fcinfo, 2, 3);
+        if (g.counter_bytes() >= kExpandedMinBytes) {
+            CbfAggState* st = new_agg_state(sketch_pg::aggregate_context(fcinfo, "cbf_agg_trans"), g);
+            if (!PG_ARGISNULL(1)) st->push(item_hash(fcinfo, cache, 1, g));
+            PG_RETURN_DATUM(st->datum());
+        }
+        // In the per-row context: the executor copies a new state into the
+        // aggregate context itself (it does for any changed pointer).
+        state = new_value(g);
+        view = view_of(state);
+    } else {
+        // Small filter: the executor's own copy in the aggregate context, updated in place.
+        state = own_state(state_datum);
+        view = flat_state_view(cache, state);
+        check_same_geometry(fcinfo, view.g);
+    }
+    if (!PG_ARGISNULL(1)) cbf::add(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g));
+    PG_RETURN_POINTER(state);
+}
+
+// The state as a plain cbf (agg_state.hpp: BufferedState::finish).
+SKETCH_FUNCTION(cbf_agg_final) {
+    sketch_pg::aggregate_context(fcinfo, "cbf_agg_final");
+    if (!CbfAggState::is_one(PG_GETARG_DATUM(0))) PG_RETURN_DATUM(PG_GETARG_DATUM(0));  // already flat (after combine)
+    PG_RETURN_POINTER(CbfAggState::of(PG_GETARG_DATUM(0))->finish(fcinfo));
+}
+
+// Counter-wise saturating merge of the second argument into the first (the
+// state): cbf_agg's combine function, and cbf_union_agg's transition and
+// combine function. `name` is the one the SQL function has.
+static Datum merge_into_state(FunctionCallInfo fcinfo, const char* name) {
+    MemoryContext aggcontext = sketch_pg::aggregate_context(fcinfo, name);
+    uint8_t* into_counters;
+    cbf::Geometry into_g;
+    Datum result;
+    if (CbfAggState::is_one(PG_GETARG_DATUM(0))) {
+        CbfAggState* st = CbfAggState::of(PG_GETARG_DATUM(0));
+        into_g = st->filter.g;
+        into_counters = counters_of(st);
+        result = PG_GETARG_DATUM(0);
+    } else if (toast_raw_datum_size(PG_GETARG_DATUM(0)) >= VARHDRSZ + cbf::kHeaderBytes + kExpandedMinBytes) {
+        // A large state goes on as an expanded one, which the executor keeps
+        // where it is; a plain one it would copy into its own memory after
+        // this call, and again as the result (for 64 MiB, 16,384 fresh 4 KiB
+        // pages each time).
+        CbfAggState* st = agg_state_of(aggcontext, PG_GETARG_DATUM(0));
+        into_g = st->filter.g;
+        into_counters = counters_of(st);
+        result = st->datum();
+    } else {
+        varlena* state = own_state(PG_GETARG_DATUM(0));
+        const cbf::View into = view_of(state);
+        into_g = into.g;
+        into_counters = into.counters;
+        result = PointerGetDatum(state);
+    }
+    const Datum other_datum = PG_GETARG_DATUM(1);
+    if (CbfAggState::is_one(other_datum)) {
+        CbfAggState* other = CbfAggState::of(other_datum);
+        check_combinable(fcinfo, into_g, other->filter.g);
+        other->settle();
+        cbf::merge(into_g, into_counters, counters_of(other));
+    } else {
+        varlena* other = sketch_pg::detoast_large(other_datum);
+        const cbf::View from = view_of(other);
+        check_combinable(fcinfo, into_g, from.g);
+        cbf::merge(into_g, into_counters, from.counters);
+    }
+    PG_RETURN_DATUM(result);
+}
+
+SKETCH_FUNCTION(cbf_agg_combine) { return merge_into_state(fcinfo, "cbf_agg_combine"); }
+SKETCH_FUNCTION(cbf_union_trans) { return merge_into_state(fcinfo, "cbf_union_trans"); }
+
+// The bytes of cbf_agg's state for the aggregate's arguments (item, capacity
+// [, fpr]) when they are constants the state can be made of, else 0.
+static size_t cbf_agg_state_bytes(List* args) {
+    const Const* capacity = sketch_pg::aggregate_const_arg(args, 1);
+    const Const* fpr = sketch_pg::aggregate_const_arg(args, 2);
+    if (capacity == nullptr || (list_length(args) > 2 && fpr == nullptr)) return 0;
+    try {
+        const cbf::Geometry g = cbf::geometry_for(DatumGetInt64(capacity->constvalue),
+                                                  fpr != nullptr ? DatumGetFloat8(fpr->constvalue) : kDefaultFpr,
+                                                  kValueMaxCounters);
+        return VARHDRSZ + cbf::value_bytes(g);
+    } catch (...) {
+        return 0;  // the aggregate reports it when it runs
+    }
+}
+
+// Planner support of cbf_agg_combine: what a parallel plan pays to move the
+// partial states (agg_state.hpp).
+SKETCH_FUNCTION(cbf_agg_combine_support) { return sketch_pg::partial_state_cost(fcinfo, cbf_agg_state_bytes); }
+
+// The projection onto a classic Bloom filter of the same m and k (layout
+// cbf<k>, same probes): a quarter of the size, read-only, and bloom_contains
+// on it answers as cbf_contains did.
+SKETCH_FUNCTION(cbf_to_bloom) {
+    const cbf::View view = read_arg(fcinfo, 0, nullptr);
+    const sketch::bloom::Geometry g =
+        sketch_pg::guarded([&] { return sketch::bloom::cbf_geometry(view.g.k, view.g.m); });
+    varlena* result = sketch_pg::bloom_value_new(g, view.g.seed);
+    cbf::to_bits(view.g, view.counters, reinterpret_cast<uint64_t*>(sketch_pg::bloom_bits(result)));
+    PG_RETURN_POINTER(result);
+}

@@ -1,0 +1,963 @@
+// The reservoir type and the sampling aggregates.
+//
+// Storage forms of one reservoir:
+//  * flat: the varlena stored in tables (layout below). Elements are kept as
+//    PostgreSQL stores array elements (raw datum bytes, aligned by the
+//    element type), and the element type by OID, like arrays do; the text
+//    and binary I/O (what dump/restore, COPY, Citus and bytea casts see)
+//    name the element type and carry each element through the element
+//    type's own text or binary I/O, so values survive dump/restore.
+//  * expanded: the aggregate state. An ExpandedObjectHeader in its own
+//    memory context (a child of the aggregate context): nodeAgg adopts a
+//    read/write expanded state returned by the transition function without
+//    copying it, so the state is mutated in place per row and flattened
+//    only when it leaves the aggregate (a partial aggregate's result, a
+//    reservoir_agg result).
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <utility>
+
+#include "hash.hpp"
+#include "reservoir/reservoir.hpp"
+#include "types/agg_state.hpp"
+#include "guard.hpp"
+#include "module.hpp"
+#include "pg.hpp"
+
+extern "C" {
+#include "access/parallel.h"
+#include "access/tupmacs.h"
+#include "catalog/pg_type_d.h"
+#include "common/jsonapi.h"
+#include "libpq/pqformat.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "parser/parse_type.h"
+#include "utils/array.h"
+#include "utils/datum.h"
+#include "utils/expandeddatum.h"
+#include "utils/float.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+}
+
+namespace rsv = sketch::reservoir;
+
+namespace {
+
+// ---- the flat form ----
+//
+//   Flat header (40 bytes)
+//   double keys[count]        weighted only: log-key of each slot
+//   items                     count elements, each aligned by the element
+//                             type's typalign relative to the header start
+//                             (the value is 8-aligned: ALIGNMENT = double)
+constexpr uint32 kMagic = 0x31565352;  // "RSV1"
+constexpr uint8 kVersion = 1;
+constexpr uint8 kFlagWeighted = 1;
+constexpr uint8 kBinaryVersion = 1;
+
+struct Flat {
+    int32 vl_len_;
+    uint32 magic;
+    uint8 version;
+    uint8 flags;
+    int16 typlen;
+    Oid elemtype;
+    bool typbyval;
+    char typalign;
+    int16 reserved;
+    int32 k;
+    int32 count;
+    int64 seen;
+};
+static_assert(sizeof(Flat) == 40, "flat header layout");
+
+struct Elem {
+    Oid type;
+    int16 len;
+    bool byval;
+    char align;
+};
+
+// A read-only look at a reservoir in either form.
+struct View {
+    Elem elem;
+    bool weighted;
+    int32 k;
+    int32 count;
+    int64 seen;
+    Datum* items;        // count datums
+    const double* keys;  // count keys, weighted only
+};
+
+// ---- the expanded form ----
+struct Expanded {
+    ExpandedObjectHeader hdr;
+    Elem elem;
+    bool weighted;
+    int32 k;
+    int32 capacity;  // slots allocated in items (and keys, heap)
+    Datum* items;
+    double* keys;
+    int32* heap;
+    rsv::Rng rng;
+    rsv::UniformSampler uniform;
+    rsv::WeightedSampler wsampler;
+
+    int64 seen() const { return weighted ? wsampler.seen() : uniform.seen(); }
+    int32 count() const { return static_cast<int32>(weighted ? wsampler.count() : uniform.count()); }
+};
+
+Size expanded_flat_size(ExpandedObjectHeader* eohptr);
+void expanded_flatten_into(ExpandedObjectHeader* eohptr, void* result, Size allocated_size);
+
+const ExpandedObjectMethods kMethods = {expanded_flat_size, expanded_flatten_into};
+
+[[noreturn]] void corrupted(const char* detail) {
+    ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("invalid reservoir value"), errdetail("%s", detail)));
+    pg_unreachable();
+}
+
+Elem elem_for(Oid type) {
+    Elem e;
+    e.type = type;
+    get_typlenbyvalalign(type, &e.len, &e.byval, &e.align);
+    return e;
+}
+
+// ---- sizes and the flat writer ----
+
+Size keys_offset() { return sizeof(Flat); }
+
+Size items_offset(bool weighted, int32 count) {
+    return sizeof(Flat) + (weighted ? sizeof(double) * static_cast<Size>(count) : 0);
+}
+
+Size flat_size_of(const Elem& e, bool weighted, int32 count, const Datum* items) {
+    Size off = items_offset(weighted, count);
+    for (int32 i = 0; i < count; ++i) {
+        off = att_align_nominal(off, e.align);
+        off = att_addlength_datum(off, e.len, items[i]);
+        if (off > MaxAllocSize)
+            ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                            errmsg("reservoir too large: its items exceed the 1 GB limit of a value")));
+    }
+    return off;
+}
+
+void flat_write(char* base, Size size, const Elem& e, bool weighted, int32 k, int64 seen, int32 count,
+                const Datum* items, const double* keys) {
+    memset(base, 0, size);
+    Flat* f = reinterpret_cast<Flat*>(base);
+    SET_VARSIZE(f, size);
+    f->magic = kMagic;
+    f->version = kVersion;
+    f->flags = weighted ? kFlagWeighted : 0;
+    f->typlen = e.len;
+    f->elemtype = e.type;
+    f->typbyval = e.byval;
+    f->typalign = e.align;
+    f->k = k;
+    f->count = count;
+    f->seen = seen;
+    if (weighted) memcpy(base + keys_offset(), keys, sizeof(double) * static_cast<Size>(count));
+    Size off = items_offset(weighted, count);
+    for (int32 i = 0; i < count; ++i) {
+        off = att_align_nominal(off, e.align);
+        char* dst = base + off;
+        if (e.byval) {
+            store_att_byval(dst, items[i], e.len);
+        } else if (e.len == -1) {
+            memcpy(dst, DatumGetPointer(items[i]), VARSIZE_ANY(DatumGetPointer(items[i])));
+        } else if (e.len == -2) {
+            memcpy(dst, DatumGetPointer(items[i]), strlen(DatumGetCString(items[i])) + 1);
+        } else {
+            memcpy(dst, DatumGetPointer(items[i]), e.len);
+        }
+        off = att_addlength_datum(off, e.len, items[i]);
+    }
+}
+
+Datum flat_build(const Elem& e, bool weighted, int32 k, int64 seen, int32 count, const Datum* items,
+                 const double* keys) {
+    const Size size = flat_size_of(e, weighted, count, items);
+    char* base = static_cast<char*>(palloc(size));
+    flat_write(base, size, e, weighted, k, seen, count, items, keys);
+    return PointerGetDatum(base);
+}
+
+Size expanded_flat_size(ExpandedObjectHeader* eohptr) {
+    Expanded* r = reinterpret_cast<Expanded*>(eohptr);
+    return flat_size_of(r->elem, r->weighted, r->count(), r->items);
+}
+
+void expanded_flatten_into(ExpandedObjectHeader* eohptr, void* result, Size allocated_size) {
+    Expanded* r = reinterpret_cast<Expanded*>(eohptr);
+    flat_write(static_cast<char*>(result), allocated_size, r->elem, r->weighted, r->k, r->seen(), r->count(),
+               r->items, r->keys);
+}
+
+// ---- reading a flat value, with validation ----
+
+// Checks everything a stored value could get wrong and fills v; items are
+// palloc'd datums pointing into f.
+void view_of_flat(const Flat* f, View* v) {
+    const Size size = VARSIZE(f);
+    if (size < sizeof(Flat) || f->magic != kMagic) corrupted("Not a reservoir (bad magic or size).");
+    if (f->version != kVersion) corrupted("Unsupported reservoir format version.");
+    if (f->flags & ~kFlagWeighted) corrupted("Unknown flags.");
+    if (f->k < 1 || f->k > rsv::kMaxK) corrupted("k out of range.");
+    if (f->seen < 0 || f->count != (f->seen < f->k ? f->seen : f->k)) corrupted("Count is not min(seen, k).");
+    if (get_typlen(f->elemtype) == 0) corrupted("Its element type no longer exists.");
+    v->elem = elem_for(f->elemtype);
+    if (v->elem.len != f->typlen || v->elem.byval != f->typbyval || v->elem.align != f->typalign)
+        corrupted("Its element type's storage has changed.");
+    v->weighted = (f->flags & kFlagWeighted) != 0;
+    v->k = f->k;
+    v->count = f->count;
+    v->seen = f->seen;
+    const char* base = reinterpret_cast<const char*>(f);
+    Size off = items_offset(v->weighted, v->count);
+    if (off > size) corrupted("Truncated keys.");
+    v->keys = nullptr;
+    if (v->weighted) {
+        v->keys = reinterpret_cast<const double*>(base + keys_offset());
+        for (int32 i = 0; i < v->count; ++i)
+            if (std::isnan(v->keys[i]) || v->keys[i] > 0.0) corrupted("Invalid key.");
+    }
+    v->items = static_cast<Datum*>(palloc(sizeof(Datum) * (v->count > 0 ? v->count : 1)));
+    const Elem& e = v->elem;
+    for (int32 i = 0; i < v->count; ++i) {
+        off = att_align_nominal(off, e.align);
+        if (off >= size) corrupted("Truncated items.");
+        const char* p = base + off;
+        Size len;
+        if (e.len > 0) {
+            len = static_cast<Size>(e.len);
+        } else if (e.len == -1) {
+            if (VARATT_IS_EXTERNAL(p) || VARATT_IS_COMPRESSED(p)) corrupted("An item is toasted.");
+            if (!VARATT_IS_1B(p) && size - off < VARHDRSZ) corrupted("Truncated item header.");
+            len = VARSIZE_ANY(p);
+            if (len < (VARATT_IS_1B(p) ? VARHDRSZ_SHORT : VARHDRSZ)) corrupted("Bad item length.");
+        } else {
+            len = strnlen(p, size - off) + 1;
+        }
+        if (len > size - off) corrupted("Truncated item.");
+        v->items[i] = e.byval ? fetch_att(p, true, e.len) : PointerGetDatum(p);
+        off += len;
+    }
+    if (off != size) corrupted("Trailing bytes.");
+}
+
+bool is_expanded(Datum d) { return VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)); }
+
+Expanded* expanded_of(Datum d) {
+    ExpandedObjectHeader* eoh = DatumGetEOHP(d);
+    if (eoh->eoh_methods != &kMethods) corrupted("Not a reservoir object.");
+    return reinterpret_cast<Expanded*>(eoh);
+}
+
+void view_of(Datum d, View* v) {
+    if (is_expanded(d)) {
+        Expanded* r = expanded_of(d);
+        v->elem = r->elem;
+        v->weighted = r->weighted;
+        v->k = r->k;
+        v->count = r->count();
+        v->seen = r->seen();
+        v->items = r->items;
+        v->keys = r->keys;
+        return;
+    }
+    struct varlena* raw = PG_DETOAST_DATUM(d);
+    if (reinterpret_cast<uintptr_t>(raw) % MAXIMUM_ALIGNOF != 0) {
+        struct varlena* copy = static_cast<struct varlena*>(palloc(VARSIZE(raw)));
+        memcpy(copy, raw, VARSIZE(raw));
+        raw = copy;
+    }
+    view_of_flat(reinterpret_cast<const Flat*>(raw), v);
+}
+
+// ---- seeds ----
+
+// Per call site (fn_extra of the aggregate support function): a counter of
+// the states it created, and the element type it last looked up.
+struct CallCache {
+    uint64 states;
+    Oid type;
+    Elem elem;
+};
+
+CallCache* call_cache(FunctionCallInfo fcinfo) {
+    if (fcinfo->flinfo->fn_extra == nullptr)
+        fcinfo->flinfo->fn_extra = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallCache));
+    return static_cast<CallCache*>(fcinfo->flinfo->fn_extra);
+}
+
+uint64 backend_entropy() {
+    static bool ready = false;
+    static uint64 entropy = 0;
+    if (!ready) {
+        if (!pg_strong_random(&entropy, sizeof entropy))
+            entropy = static_cast<uint64>(GetCurrentTimestamp()) ^ (static_cast<uint64>(MyProcPid) << 32);
+        ready = true;
+    }
+    return entropy;
+}
+
+// The seed of a new state. With sketchshare.seed set: a function of the
+// setting, the process (leader or parallel worker number), the role of the
+// function (salt) and how many states this call site created before, so a
+// serial plan over the same rows repeats itself and every state (every
+// group, every worker) draws its own stream. Unset: fresh entropy.
+uint64 state_seed(FunctionCallInfo fcinfo, uint64 salt) {
+    const char* setting = sketch_pg::seed_setting;
+    if (setting == nullptr || setting[0] == '\0') {
+        static uint64 states = 0;
+        return rsv::mix_seed(backend_entropy(), ++states, salt);
+    }
+    CallCache* cache = call_cache(fcinfo);
+    const sketch::Hash128 h = sketch::hash_bytes(setting, strlen(setting));
+    return rsv::mix_seed(h.lo ^ (salt * 0x9e3779b97f4a7c15ULL), static_cast<uint64>(ParallelWorkerNumber + 1),
+                         ++cache->states);
+}
+
+constexpr uint64 kSaltSample = 1;
+constexpr uint64 kSaltMerge = 2;
+
+// ---- the expanded state ----
+
+Expanded* expanded_create(MemoryContext parent, const Elem& elem, bool weighted, int32 k, uint64 seed) {
+    MemoryContext cxt = AllocSetContextCreate(parent, "reservoir", ALLOCSET_START_SMALL_SIZES);
+    Expanded* r = static_cast<Expanded*>(MemoryContextAllocZero(cxt, sizeof(Expanded)));
+    EOH_init_header(&r->hdr, &kMethods, cxt);
+    r->elem = elem;
+    r->weighted = weighted;
+    r->k = k;
+    new (&r->rng) rsv::Rng(seed);
+    new (&r->uniform) rsv::UniformSampler(k);
+    new (&r->wsampler) rsv::WeightedSampler(k);
+    r->capacity = k < 8 ? k : 8;
+    r->items = static_cast<Datum*>(MemoryContextAlloc(cxt, sizeof(Datum) * r->capacity));
+    if (weighted) {
+        r->keys = static_cast<double*>(MemoryContextAlloc(cxt, sizeof(double) * r->capacity));
+        r->heap = static_cast<int32*>(MemoryContextAlloc(cxt, sizeof(int32) * r->capacity));
+    }
+    return r;
+}
+
+void expanded_grow(Expanded* r) {
+    const int32 capacity = r->capacity > r->k / 2 ? r->k : r->capacity * 2;
+    r->items = static_cast<Datum*>(repalloc(r->items, sizeof(Datum) * capacity));
+    if (r->weighted) {
+        r->keys = static_cast<double*>(repalloc(r->keys, sizeof(double) * capacity));
+        r->heap = static_cast<int32*>(repalloc(r->heap, sizeof(int32) * capacity));
+    }
+    r->capacity = capacity;
+}
+
+// A copy of the value in the state's context: detoasted (short headers
+// kept), values of any length kept whole.
+Datum copy_item(Expanded* r, Datum value) {
+    const Elem& e = r->elem;
+    if (e.byval) return value;
+    MemoryContext old = MemoryContextSwitchTo(r->hdr.eoh_context);
+    Datum result;
+    if (e.len == -1) {
+        struct varlena* p = reinterpret_cast<struct varlena*>(DatumGetPointer(value));
+        struct varlena* d = pg_detoast_datum_packed(p);
+        if (d == p) {
+            const Size len = VARSIZE_ANY(p);
+            d = static_cast<struct varlena*>(palloc(len));
+            memcpy(d, p, len);
+        }
+        result = PointerGetDatum(d);
+    } else {
+        result = datumCopy(value, false, e.len);
+    }
+    MemoryContextSwitchTo(old);
+    return result;
+}
+
+void free_item(Expanded* r, Datum value) {
+    if (!r->elem.byval) pfree(DatumGetPointer(value));
+}
+
+inline void expanded_add(Expanded* r, Datum value) {
+    const int32 before = r->count();
+    if (unlikely(before == r->capacity && before < r->k)) expanded_grow(r);
+    const int64 slot = r->uniform.offer(r->rng);
+    if (likely(slot < 0)) return;
+    if (slot < before) free_item(r, r->items[slot]);
+    r->items[slot] = copy_item(r, value);
+}
+
+inline void expanded_add_weighted(Expanded* r, Datum value, double weight) {
+    const int32 before = r->count();
+    if (unlikely(before == r->capacity && before < r->k)) expanded_grow(r);
+    const int64 slot = r->wsampler.offer(weight, r->rng, r->keys, r->heap);
+    if (likely(slot < 0)) return;
+    if (slot < before) free_item(r, r->items[slot]);
+    r->items[slot] = copy_item(r, value);
+}
+
+// Merges o into r exactly (uniform: hypergeometric split; weighted: the k
+// largest keys). The result keeps min(r.k, o.k) as its k.
+void expanded_merge(Expanded* r, const View& o) {
+    if (o.elem.type != r->elem.type) {
+        // Named in a fixed order: which side arrives first depends on the plan.
+        const char* a = format_type_be(r->elem.type);
+        const char* b = format_type_be(o.elem.type);
+        if (strcmp(a, b) > 0) std::swap(a, b);
+        ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                        errmsg("cannot merge reservoirs of different item types: %s and %s", a, b)));
+    }
+    if (o.weighted != r->weighted)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("cannot merge a weighted reservoir with a uniform one")));
+    if (o.count == 0) return;
+    const int32 k = r->k < o.k ? r->k : o.k;
+    const int32 count_a = r->count();
+    const int64 seen_a = r->seen();
+    if (o.seen > PG_INT64_MAX - seen_a)
+        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED), errmsg("reservoir has seen more than 2^63 items")));
+    int32* take_a = static_cast<int32*>(palloc(sizeof(int32) * (count_a + 1)));
+    int32* take_b = static_cast<int32*>(palloc(sizeof(int32) * (o.count + 1)));
+    const Expanded* cr = r;
+    rsv::MergeSplit split = sketch_pg::guarded([&] {
+        if (cr->weighted) return rsv::weighted_merge(cr->keys, count_a, o.keys, o.count, k, take_a, take_b);
+        return rsv::uniform_merge(seen_a, count_a, o.seen, o.count, k, r->rng, take_a, take_b);
+    });
+    const int32 merged = split.from_a + split.from_b;
+    int32 capacity = merged > (k < 8 ? k : 8) ? merged : (k < 8 ? k : 8);
+    MemoryContext cxt = r->hdr.eoh_context;
+    Datum* items = static_cast<Datum*>(MemoryContextAlloc(cxt, sizeof(Datum) * capacity));
+    double* keys = nullptr;
+    int32* heap = nullptr;
+    if (r->weighted) {
+        keys = static_cast<double*>(MemoryContextAlloc(cxt, sizeof(double) * capacity));
+        heap = static_cast<int32*>(MemoryContextAlloc(cxt, sizeof(int32) * capacity));
+    }
+    // Keep the chosen items of r (take_a is sorted), free the others.
+    int32 n = 0;
+    for (int32 slot = 0, t = 0; slot < count_a; ++slot) {
+        if (t < split.from_a && take_a[t] == slot) {
+            if (keys) keys[n] = r->keys[slot];
+            items[n++] = r->items[slot];
+            ++t;
+        } else {
+            free_item(r, r->items[slot]);
+        }
+    }
+    for (int32 t = 0; t < split.from_b; ++t) {
+        if (keys) keys[n] = o.keys[take_b[t]];
+        items[n++] = copy_item(r, o.items[take_b[t]]);
+    }
+    pfree(r->items);
+    if (r->weighted) {
+        pfree(r->keys);
+        pfree(r->heap);
+    }
+    r->items = items;
+    r->keys = keys;
+    r->heap = heap;
+    r->capacity = capacity;
+    r->k = k;
+    const int64 seen = seen_a + o.seen;
+    if (r->weighted) {
+        for (int32 i = 0; i < n; ++i) heap[i] = i;
+        rsv::build_heap(keys, heap, n);
+        r->wsampler.reset_after_merge(k, seen, r->rng, keys, heap);
+    } else {
+        r->uniform.reset_after_merge(k, seen);
+    }
+    pfree(take_a);
+    pfree(take_b);
+}
+
+// A new expanded state holding the reservoir v.
+Expanded* expanded_from_view(MemoryContext parent, const View& v, uint64 seed) {
+    Expanded* r = expanded_create(parent, v.elem, v.weighted, v.k, seed);
+    expanded_merge(r, v);
+    return r;
+}
+
+// The state argument ready to be modified in place: ours if it is a
+// read/write expanded reservoir, else an expanded copy.
+Expanded* writable_state(FunctionCallInfo fcinfo, MemoryContext aggcontext, uint64 salt) {
+    Datum d = PG_GETARG_DATUM(0);
+    if (DatumIsReadWriteExpandedObject(d, false, -1)) {
+        ExpandedObjectHeader* eoh = DatumGetEOHP(d);
+        if (eoh->eoh_methods == &kMethods) return reinterpret_cast<Expanded*>(eoh);
+    }
+    View v;
+    view_of(d, &v);
+    return expanded_from_view(aggcontext, v, state_seed(fcinfo, salt));
+}
+
+int32 checked_k(FunctionCallInfo fcinfo, int argno) {
+    if (PG_ARGISNULL(argno))
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("reservoir size k must not be NULL")));
+    const int32 k = PG_GETARG_INT32(argno);
+    sketch_pg::guarded([&] { rsv::check_k(k); });
+    return k;
+}
+
+Elem item_elem(FunctionCallInfo fcinfo, int argno) {
+    Oid type = get_fn_expr_argtype(fcinfo->flinfo, argno);
+    if (!OidIsValid(type))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("could not determine the item type")));
+    CallCache* cache = call_cache(fcinfo);
+    if (cache->type != type) {
+        // Anonymous records carry a backend-local type number: they could
+        // not be read back anywhere else.
+        if (get_typtype(type) == TYPTYPE_PSEUDO)
+            ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                            errmsg("a reservoir cannot hold values of type %s", format_type_be(type)),
+                            errhint("Cast the rows to a named composite type: ROW(a, b)::my_type.")));
+        cache->elem = elem_for(type);
+        cache->type = type;
+    }
+    return cache->elem;
+}
+
+Datum finish_state(Expanded* r) { return EOHPGetRWDatum(&r->hdr); }
+
+// ---- text I/O helpers ----
+
+char* type_name_of(Oid type) { return format_type_extended(type, -1, FORMAT_TYPE_FORCE_QUALIFY); }
+
+Oid type_from_name(const char* name, int errcode_value) {
+    Oid type;
+    int32 typmod;
+    parseTypeString(name, &type, &typmod, false);
+    if (get_typtype(type) == TYPTYPE_PSEUDO)
+        ereport(ERROR, (errcode(errcode_value), errmsg("a reservoir cannot hold items of pseudo-type %s", name)));
+    return type;
+}
+
+[[noreturn]] void bad_text(const char* detail) {
+    ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION), errmsg("invalid input syntax for type reservoir"),
+                    errdetail("%s", detail)));
+    pg_unreachable();
+}
+
+[[noreturn]] void bad_binary(const char* detail) {
+    ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION), errmsg("invalid binary data for type reservoir"),
+                    errdetail("%s", detail)));
+    pg_unreachable();
+}
+
+// Checks the fields every external form carries.
+void check_header(int version, int flags, int64 k, int64 seen, int64 count, void (*bad)(const char*)) {
+    if (version != 1) bad("Unsupported version.");
+    if (flags != 0 && flags != 1) bad("Unknown flags.");
+    if (k < 1 || k > rsv::kMaxK) bad("k must be between 1 and 10000000.");
+    if (seen < 0) bad("\"seen\" must not be negative.");
+    if (count != (seen < k ? seen : k)) bad("The number of items must be min(seen, k).");
+}
+
+bool json_key(Jsonb* jb, const char* key, JsonbValue* out) {
+    return getKeyJsonValueFromContainer(&jb->root, key, static_cast<int>(strlen(key)), out) != nullptr;
+}
+
+int64 json_int(Jsonb* jb, const char* key) {
+    JsonbValue v;
+    if (!json_key(jb, key, &v) || v.type != jbvNumeric) bad_text(psprintf("\"%s\" must be a number.", key));
+    char* s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v.val.numeric)));
+    if (strchr(s, '.') || strchr(s, 'e') || strchr(s, 'E')) bad_text(psprintf("\"%s\" must be an integer.", key));
+    errno = 0;
+    char* end;
+    const long long x = strtoll(s, &end, 10);
+    if (errno == ERANGE || *end != '\0') bad_text(psprintf("\"%s\" is out of range.", key));
+    return x;
+}
+
+// The text form's fields; each at most once, no other.
+constexpr const char* kTextFields[] = {"version", "type", "k", "seen", "weighted", "items", "keys"};
+
+struct FieldCheck {
+    int depth = 0;
+    uint32 seen_fields = 0;
+};
+
+void field_start(void* state, char* name, bool) {
+    auto* c = static_cast<FieldCheck*>(state);
+    if (c->depth != 1) return;
+    for (uint32 i = 0; i < lengthof(kTextFields); ++i) {
+        if (strcmp(name, kTextFields[i]) != 0) continue;
+        if (c->seen_fields & (1u << i)) bad_text(psprintf("\"%s\" appears twice.", name));
+        c->seen_fields |= 1u << i;
+        return;
+    }
+    bad_text(psprintf("Unknown field \"%s\".", name));
+}
+void nest(void* state) { ++static_cast<FieldCheck*>(state)->depth; }
+void unnest(void* state) { --static_cast<FieldCheck*>(state)->depth; }
+
+// Parses the text as JSON first with PostgreSQL's own parser, so that
+// malformed JSON (a \u0000 escape included, which jsonb refuses with 22P05)
+// is 22P02 like every other text input error, and so that duplicate and
+// unknown fields are seen (jsonb keeps the last duplicate silently).
+void check_text_fields(const char* text) {
+    JsonLexContext* lex = makeJsonLexContextCstringLen(const_cast<char*>(text), static_cast<int>(strlen(text)),
+                                                       GetDatabaseEncoding(), true);
+    FieldCheck check;
+    JsonSemAction sem = {};
+    sem.semstate = &check;
+    sem.object_start = nest;
+    sem.object_end = unnest;
+    sem.array_start = nest;
+    sem.array_end = unnest;
+    sem.object_field_start = field_start;
+    const JsonParseErrorType result = pg_parse_json(lex, &sem);
+    if (result != JSON_SUCCESS) bad_text(json_errdetail(result, lex));
+}
+
+JsonbContainer* json_array(Jsonb* jb, const char* key) {
+    JsonbValue v;
+    if (!json_key(jb, key, &v) || v.type != jbvBinary || !JsonContainerIsArray(v.val.binary.data))
+        bad_text(psprintf("\"%s\" must be an array.", key));
+    return v.val.binary.data;
+}
+
+}  // namespace
+
+// ---- aggregate support functions ----
+
+[[noreturn]] static void k_varies_error() {
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("reservoir size k must be the same for every row of a group")));
+    pg_unreachable();
+}
+
+// reservoir_sample_trans(state, value, k [, weight]): also reservoir_agg's.
+SKETCH_FUNCTION(reservoir_trans) {
+    const bool weighted = PG_NARGS() >= 4;
+    Expanded* r;
+    if (likely(!PG_ARGISNULL(0))) {
+        if (PG_ARGISNULL(1) || (weighted && PG_ARGISNULL(3))) PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+        MemoryContext aggcontext = sketch_pg::aggregate_context(fcinfo, "reservoir_sample_trans");
+        r = writable_state(fcinfo, aggcontext, kSaltSample);
+        if (unlikely(PG_ARGISNULL(2) || PG_GETARG_INT32(2) != r->k)) k_varies_error();
+    } else {
+        MemoryContext aggcontext = sketch_pg::aggregate_context(fcinfo, "reservoir_sample_trans");
+        if (PG_ARGISNULL(1) || (weighted && PG_ARGISNULL(3))) PG_RETURN_NULL();
+        const int32 k = checked_k(fcinfo, 2);
+        r = expanded_create(aggcontext, item_elem(fcinfo, 1), weighted, k, state_seed(fcinfo, kSaltSample));
+    }
+    if (weighted) {
+        const double weight = PG_GETARG_FLOAT8(3);
+        if (unlikely(!rsv::weight_ok(weight))) sketch_pg::guarded([&] { rsv::check_weight(weight); });
+        expanded_add_weighted(r, PG_GETARG_DATUM(1), weight);
+    } else {
+        expanded_add(r, PG_GETARG_DATUM(1));
+    }
+    PG_RETURN_DATUM(finish_state(r));
+}
+
+// reservoir_combine(state, state): the combine function of every aggregate
+// here, and reservoir_union_agg's transition function. A union merges
+// samples of any k (into the smaller); a sampling aggregate's partial states
+// of different k mean that k varied between rows of the group that different
+// workers or partitions saw, the transition's error.
+SKETCH_FUNCTION(reservoir_combine) {
+    MemoryContext aggcontext = sketch_pg::aggregate_context(fcinfo, "reservoir_combine");
+    if (PG_ARGISNULL(1)) {
+        if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+        PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+    }
+    View other;
+    view_of(PG_GETARG_DATUM(1), &other);
+    Expanded* r;
+    if (PG_ARGISNULL(0)) {
+        r = expanded_from_view(aggcontext, other, state_seed(fcinfo, kSaltMerge));
+    } else {
+        r = writable_state(fcinfo, aggcontext, kSaltMerge);
+        if (r->k != other.k && sketch_pg::combining_built_states(fcinfo)) k_varies_error();
+        expanded_merge(r, other);
+    }
+    PG_RETURN_DATUM(finish_state(r));
+}
+
+// The items of v as an array, when they are of the type of argument
+// `type_arg` (what the caller's array result type was resolved from); else
+// 42804, with a hint showing `call` with the right type.
+static ArrayType* items_as(FunctionCallInfo fcinfo, int type_arg, const View& v, const char* call) {
+    const Oid wanted = get_fn_expr_argtype(fcinfo->flinfo, type_arg);
+    if (wanted != v.elem.type)
+        ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                        errmsg("the reservoir holds items of type %s, not %s", format_type_be(v.elem.type),
+                               OidIsValid(wanted) ? format_type_be(wanted) : "unknown"),
+                        errhint("Pass a NULL of the item type: %s.", psprintf(call, format_type_be(v.elem.type)))));
+    return construct_array(v.items, v.count, v.elem.type, v.elem.len, v.elem.byval, v.elem.align);
+}
+
+// reservoir_sample's final function: the items as an array. Its result type
+// is resolved from its second argument (the aggregate's value argument), so
+// a direct call must name the type the reservoir holds, as reservoir_items.
+SKETCH_FUNCTION(reservoir_sample_final) {
+    if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+    View v;
+    view_of(PG_GETARG_DATUM(0), &v);
+    PG_RETURN_ARRAYTYPE_P(items_as(fcinfo, 1, v, "reservoir_sample_final(r, NULL::%s, k)"));
+}
+
+// reservoir_agg's and reservoir_union_agg's final function: the flat value.
+SKETCH_FUNCTION(reservoir_agg_final) {
+    if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+    Datum d = PG_GETARG_DATUM(0);
+    if (is_expanded(d)) PG_RETURN_DATUM(datumCopy(d, false, -1));  // flattens
+    View v;
+    view_of(d, &v);  // validates
+    PG_RETURN_DATUM(datumCopy(PointerGetDatum(PG_DETOAST_DATUM(d)), false, -1));
+}
+
+// ---- functions on values ----
+
+SKETCH_FUNCTION(reservoir_items) {
+    if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+    View v;
+    view_of(PG_GETARG_DATUM(0), &v);
+    PG_RETURN_ARRAYTYPE_P(items_as(fcinfo, 1, v, "reservoir_items(r, NULL::%s)"));
+}
+
+SKETCH_FUNCTION(reservoir_seen) {
+    View v;
+    view_of(PG_GETARG_DATUM(0), &v);
+    PG_RETURN_INT64(v.seen);
+}
+
+SKETCH_FUNCTION(reservoir_count) {
+    View v;
+    view_of(PG_GETARG_DATUM(0), &v);
+    PG_RETURN_INT32(v.count);
+}
+
+// A log-key as JSON: a number, or the string "-Infinity", which text input
+// accepts and JSON has no number for.
+static void append_log_key(StringInfo buf, double key) {
+    if (std::isinf(key))
+        appendStringInfoString(buf, "\"-Infinity\"");
+    else
+        appendStringInfoString(buf, float8out_internal(key));
+}
+
+SKETCH_FUNCTION(reservoir_stats) {
+    View v;
+    view_of(PG_GETARG_DATUM(0), &v);
+    const Size bytes = flat_size_of(v.elem, v.weighted, v.count, v.items);
+    StringInfoData buf;
+    initStringInfo(&buf);
+    appendStringInfo(&buf, "{\"k\": %d, \"seen\": " INT64_FORMAT ", \"count\": %d, \"weighted\": %s, \"type\": ", v.k,
+                     v.seen, v.count, v.weighted ? "true" : "false");
+    escape_json(&buf, type_name_of(v.elem.type));
+    appendStringInfo(&buf, ", \"bytes\": %zu", bytes);
+    if (v.weighted && v.count > 0) {
+        double lo = v.keys[0], hi = v.keys[0];
+        for (int32 i = 1; i < v.count; ++i) {
+            if (v.keys[i] < lo) lo = v.keys[i];
+            if (v.keys[i] > hi) hi = v.keys[i];
+        }
+        appendStringInfoString(&buf, ", \"min_log_key\": ");
+        append_log_key(&buf, lo);
+        appendStringInfoString(&buf, ", \"max_log_key\": ");
+        append_log_key(&buf, hi);
+    }
+    appendStringInfoChar(&buf, '}');
+    PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
+}
+
+// ---- text I/O: JSON ----
+// {"version": 1, "type": "bigint", "k": 5, "seen": 20, "weighted": false,
+//  "items": ["3", "17", ...]}   plus "keys": [...] when weighted.
+
+SKETCH_FUNCTION(reservoir_out) {
+    View v;
+    view_of(PG_GETARG_DATUM(0), &v);
+    Oid output;
+    bool varlena;
+    getTypeOutputInfo(v.elem.type, &output, &varlena);
+    FmgrInfo flinfo;
+    fmgr_info(output, &flinfo);
+    StringInfoData buf;
+    initStringInfo(&buf);
+    appendStringInfoString(&buf, "{\"version\": 1, \"type\": ");
+    escape_json(&buf, type_name_of(v.elem.type));
+    appendStringInfo(&buf, ", \"k\": %d, \"seen\": " INT64_FORMAT ", \"weighted\": %s, \"items\": [", v.k, v.seen,
+                     v.weighted ? "true" : "false");
+    for (int32 i = 0; i < v.count; ++i) {
+        if (i) appendStringInfoString(&buf, ", ");
+        escape_json(&buf, OutputFunctionCall(&flinfo, v.items[i]));
+    }
+    appendStringInfoChar(&buf, ']');
+    if (v.weighted) {
+        appendStringInfoString(&buf, ", \"keys\": [");
+        for (int32 i = 0; i < v.count; ++i) {
+            if (i) appendStringInfoString(&buf, ", ");
+            append_log_key(&buf, v.keys[i]);
+        }
+        appendStringInfoChar(&buf, ']');
+    }
+    appendStringInfoChar(&buf, '}');
+    PG_RETURN_CSTRING(buf.data);
+}
+
+SKETCH_FUNCTION(reservoir_in) {
+    const char* text = PG_GETARG_CSTRING(0);
+    check_text_fields(text);
+    Jsonb* jb = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
+    if (!JB_ROOT_IS_OBJECT(jb)) bad_text("A reservoir is a JSON object.");
+    JsonbValue v;
+    const int64 version = json_int(jb, "version");
+    if (!json_key(jb, "weighted", &v) || v.type != jbvBool) bad_text("\"weighted\" must be true or false.");
+    const bool weighted = v.val.boolean;
+    const int64 k = json_int(jb, "k");
+    const int64 seen = json_int(jb, "seen");
+    if (!json_key(jb, "type", &v) || v.type != jbvString) bad_text("\"type\" must be a string naming the item type.");
+    char* type_name = pnstrdup(v.val.string.val, v.val.string.len);
+    JsonbContainer* items_json = json_array(jb, "items");
+    const int64 count = JsonContainerSize(items_json);
+    check_header(static_cast<int>(version), weighted ? 1 : 0, k, seen, count, bad_text);
+    const Elem elem = elem_for(type_from_name(type_name, ERRCODE_INVALID_TEXT_REPRESENTATION));
+    Oid input, ioparam;
+    getTypeInputInfo(elem.type, &input, &ioparam);
+    FmgrInfo flinfo;
+    fmgr_info(input, &flinfo);
+    Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * (count + 1)));
+    double* keys = nullptr;
+    for (int64 i = 0; i < count; ++i) {
+        JsonbValue* item = getIthJsonbValueFromContainer(items_json, static_cast<uint32>(i));
+        if (item->type != jbvString) bad_text("Every item must be a JSON string (the item type's text form).");
+        items[i] = InputFunctionCall(&flinfo, pnstrdup(item->val.string.val, item->val.string.len), ioparam, -1);
+    }
+    if (weighted) {
+        JsonbContainer* keys_json = json_array(jb, "keys");
+        if (JsonContainerSize(keys_json) != count) bad_text("A weighted reservoir needs one key per item.");
+        keys = static_cast<double*>(palloc(sizeof(double) * (count + 1)));
+        for (int64 i = 0; i < count; ++i) {
+            JsonbValue* key = getIthJsonbValueFromContainer(keys_json, static_cast<uint32>(i));
+            double x;
+            if (key->type == jbvNumeric)
+                x = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(key->val.numeric)));
+            else if (key->type == jbvString)
+                x = DatumGetFloat8(DirectFunctionCall1(float8in, CStringGetDatum(pnstrdup(key->val.string.val,
+                                                                                            key->val.string.len))));
+            else
+                bad_text("Keys must be numbers.");
+            if (std::isnan(x) || x > 0.0) bad_text("Keys are logarithms of numbers in (0, 1]: they must be <= 0.");
+            keys[i] = x;
+        }
+    } else if (json_key(jb, "keys", &v)) {
+        bad_text("A uniform reservoir has no keys.");
+    }
+    PG_RETURN_DATUM(flat_build(elem, weighted, static_cast<int32>(k), seen, static_cast<int32>(count), items, keys));
+}
+
+// ---- binary I/O (also the bytea casts) ----
+// byte version, byte flags, int32 k, int64 seen, string item type name,
+// int32 count, then per item: [float8 key when weighted] int32 length and
+// the item type's binary form.
+
+namespace {
+
+bytea* send_value(Datum d) {
+    View v;
+    view_of(d, &v);
+    Oid send;
+    bool varlena;
+    getTypeBinaryOutputInfo(v.elem.type, &send, &varlena);
+    FmgrInfo flinfo;
+    fmgr_info(send, &flinfo);
+    StringInfoData buf;
+    pq_begintypsend(&buf);
+    pq_sendbyte(&buf, kBinaryVersion);
+    pq_sendbyte(&buf, v.weighted ? 1 : 0);
+    pq_sendint32(&buf, v.k);
+    pq_sendint64(&buf, v.seen);
+    pq_sendstring(&buf, type_name_of(v.elem.type));
+    pq_sendint32(&buf, v.count);
+    for (int32 i = 0; i < v.count; ++i) {
+        if (v.weighted) pq_sendfloat8(&buf, v.keys[i]);
+        bytea* item = SendFunctionCall(&flinfo, v.items[i]);
+        pq_sendint32(&buf, VARSIZE(item) - VARHDRSZ);
+        pq_sendbytes(&buf, VARDATA(item), VARSIZE(item) - VARHDRSZ);
+    }
+    return pq_endtypsend(&buf);
+}
+
+int64 remaining(StringInfo buf) { return buf->len - buf->cursor; }
+
+Datum receive_value(StringInfo buf) {
+    if (remaining(buf) < 1 + 1 + 4 + 8 + 1 + 4) bad_binary("Too short.");
+    const int version = pq_getmsgbyte(buf);
+    const int flags = pq_getmsgbyte(buf);
+    const int64 k = static_cast<int32>(pq_getmsgint(buf, 4));
+    const int64 seen = pq_getmsgint64(buf);
+    const char* type_name = pq_getmsgstring(buf);
+    if (remaining(buf) < 4) bad_binary("Too short.");
+    const int64 count = static_cast<int32>(pq_getmsgint(buf, 4));
+    check_header(version, flags, k, seen, count, bad_binary);
+    const bool weighted = flags == 1;
+    const Elem elem = elem_for(type_from_name(type_name, ERRCODE_INVALID_BINARY_REPRESENTATION));
+    Oid receive, ioparam;
+    getTypeBinaryInputInfo(elem.type, &receive, &ioparam);
+    FmgrInfo flinfo;
+    fmgr_info(receive, &flinfo);
+    Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * (count + 1)));
+    double* keys = weighted ? static_cast<double*>(palloc(sizeof(double) * (count + 1))) : nullptr;
+    for (int64 i = 0; i < count; ++i) {
+        if (weighted) {
+            if (remaining(buf) < 8) bad_binary("Truncated key.");
+            const double x = pq_getmsgfloat8(buf);
+            if (std::isnan(x) || x > 0.0) bad_binary("Keys are logarithms of numbers in (0, 1]: they must be <= 0.");
+            keys[i] = x;
+        }
+        if (remaining(buf) < 4) bad_binary("Truncated item length.");
+        const int32 len = static_cast<int32>(pq_getmsgint(buf, 4));
+        if (len < 0 || len > remaining(buf)) bad_binary("Item length out of range.");
+        // As array_recv does: point a StringInfo at the item's bytes, with
+        // the terminating NUL convention kept by borrowing the next byte.
+        StringInfoData item;
+        item.data = &buf->data[buf->cursor];
+        item.maxlen = len + 1;
+        item.len = len;
+        item.cursor = 0;
+        buf->cursor += len;
+        const char saved = buf->data[buf->cursor];
+        buf->data[buf->cursor] = '\0';
+        items[i] = ReceiveFunctionCall(&flinfo, &item, ioparam, -1);
+        buf->data[buf->cursor] = saved;
+    }
+    if (remaining(buf) != 0) bad_binary("Trailing bytes.");
+    return flat_build(elem, weighted, static_cast<int32>(k), seen, static_cast<int32>(count), items, keys);
+}
+
+}  // namespace
+
+SKETCH_FUNCTION(reservoir_send) { PG_RETURN_BYTEA_P(send_value(PG_GETARG_DATUM(0))); }
+
+SKETCH_FUNCTION(reservoir_recv) {
+    StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
+    PG_RETURN_DATUM(receive_value(buf));
+}
+
+SKETCH_FUNCTION(reservoir_from_bytea) {
+    bytea* b = PG_GETARG_BYTEA_P(0);
+    StringInfoData buf;
+    const int len = VARSIZE(b) - VARHDRSZ;
+    buf.data = static_cast<char*>(palloc(len + 1));
+    memcpy(buf.data, VARDATA(b), len);
+    buf.data[len] = '\0';
+    buf.len = len;
+    buf.maxlen = len + 1;
+    buf.cursor = 0;
+    PG_RETURN_DATUM(receive_value(&buf));
+}
