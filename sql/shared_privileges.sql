@@ -31,7 +31,7 @@ SELECT pg_temp.sqlstate_of($$SELECT shared_cbf_create('owned', 100)$$) AS cbf,
 RESET ROLE;
 SELECT p.oid::regprocedure AS create_function, has_function_privilege('regress_shared_other', p.oid, 'EXECUTE') AS others
 FROM pg_proc p WHERE p.proname IN ('shared_cbf_create', 'shared_bloom_create', 'shared_reservoir_create',
-                                   'shared_create_from', 'shared_attach') ORDER BY 1::text;
+                                   'shared_create_from', 'shared_attach') ORDER BY p.oid::regprocedure::text;
 GRANT EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8), shared_bloom_create(text, bigint, float8, text),
     shared_reservoir_create(text, int, int, boolean), shared_create_from(text, cbf), shared_create_from(text, bloom)
     TO regress_shared_owner;
@@ -175,6 +175,13 @@ SELECT shared_drop('planted');
 SELECT name FROM shared_objects;
 SELECT fn, by_role FROM public.planted_calls;
 RESET search_path;
+-- the functions of the extension's schema: the event trigger's pins its
+-- search_path; library_loaded() (which it calls) does nothing
+SELECT p.oid::regprocedure AS function, l.lanname AS language, p.proconfig,
+       obj_description(p.oid, 'pg_proc') IS NOT NULL AS commented
+FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+WHERE p.pronamespace = 'sketchshare_shared'::regnamespace ORDER BY p.oid::regprocedure::text;
+SELECT sketchshare_shared.library_loaded();
 DROP OWNED BY regress_shared_planter;
 DROP TABLE public.planted_calls;
 REVOKE CREATE ON SCHEMA public FROM regress_shared_planter;

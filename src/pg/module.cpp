@@ -26,7 +26,7 @@ namespace {
 
 constexpr const char* kMaxSizeName = "sketchshare.max_shared_object_size";
 // Set when loading the library lost the server's value of
-// sketchshare.max_shared_object_size (see _PG_init).
+// sketchshare.max_shared_object_size (define_max_shared_object_size).
 bool max_size_lost = false;
 
 // The setting (or placeholder) of that name in GUC's table, or nullptr.

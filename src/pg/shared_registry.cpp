@@ -770,7 +770,8 @@ static void ensure_db_directory() {
 }
 
 // sketchshare.max_shared_object_size (module.cpp): a file of file_bytes for
-// object `name` must fit it. Raises 54000 otherwise.
+// object `name` must fit it. Raises 54000 otherwise, and 42501 in a session
+// that lost the server's value of it.
 static void check_size_limit(const char* name, uint64 file_bytes) {
     if (!max_shared_object_size_known())
         ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
