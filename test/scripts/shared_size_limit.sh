@@ -68,6 +68,18 @@ q "ALTER DATABASE $DB SET sketchshare.max_shared_object_size = '1MB'" >/dev/null
 refused_everywhere "database limit" 1MB
 check_error "database limit: a superuser's function with a SET clause" "over the limit of 1MB" \
     "SET ROLE sketchshare_limited; SELECT public.lift_by_superuser()"
+# In a session whose connection option hid the limit, a limit that a
+# superuser sets again (here a SECURITY DEFINER function's SET clause) holds.
+q "CREATE FUNCTION public.create_as_admin(n bigint) RETURNS void LANGUAGE sql SECURITY DEFINER
+   SET sketchshare.max_shared_object_size = '1MB' AS \$\$ SELECT shared_cbf_create('by_admin_' || n, n) \$\$" >/dev/null
+q "GRANT EXECUTE ON FUNCTION public.create_as_admin(bigint) TO sketchshare_limited" >/dev/null
+out=$(PGUSER=sketchshare_limited PGOPTIONS="-c sketchshare.max_shared_object_size=-1" psql -X -At \
+    -c "SELECT public.create_as_admin(1000)" -c "SELECT public.create_as_admin(10000000)" 2>&1) &&
+    fail "a superuser's SET clause: no error: $out"
+grep -q 'over the limit of 1MB' <<<"$out" || fail "a superuser's SET clause: $out"
+check "a superuser's SET clause: the small object was made, the large one refused" \
+    "SELECT array_agg(name) = '{by_admin_1000}' FROM shared_objects"
+q "SELECT shared_drop('by_admin_1000')" >/dev/null
 q "ALTER DATABASE $DB RESET sketchshare.max_shared_object_size" >/dev/null
 
 q "ALTER ROLE sketchshare_limited SET sketchshare.max_shared_object_size = '2MB'" >/dev/null
