@@ -216,7 +216,7 @@ SELECT shared_attach('elsewhere', 'relative');
 SELECT shared_attach('../x', '/tmp/x');
 
 -- sketchshare.max_shared_object_size bounds the file of each new object (kB;
--- -1, the default, is no limit; superusers only). Every path that makes a
+-- 1GB by default, -1 is no limit; superusers only). Every path that makes a
 -- file is refused with 54000 before the catalog row or the file exists.
 CREATE FUNCTION pg_temp.object_file(name text) RETURNS text LANGUAGE sql AS $$
     SELECT current_setting('data_directory') || '/sketchshare/' || oid || '/' || name
@@ -277,6 +277,7 @@ SELECT pg_temp.sqlstate_of($$SET sketchshare.max_shared_object_size = -2$$) AS b
        pg_temp.sqlstate_of($$SET sketchshare.max_shared_object_size = '4TB'$$) AS too_large;
 SHOW sketchshare.max_shared_object_size;
 CREATE ROLE regress_cap_user;
+GRANT EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8) TO regress_cap_user;
 SET ROLE regress_cap_user;
 SET sketchshare.max_shared_object_size = -1;
 SELECT pg_temp.sqlstate_of($$SET sketchshare.max_shared_object_size = -1$$) AS set_denied,
@@ -286,8 +287,9 @@ SELECT pg_temp.sqlstate_of($$SET sketchshare.max_shared_object_size = -1$$) AS s
        pg_temp.sqlstate_of($$SELECT shared_cbf_create('cap_user', 100000)$$) AS create_over;
 SHOW sketchshare.max_shared_object_size;
 RESET ROLE;
+REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8) FROM regress_cap_user;
 DROP ROLE regress_cap_user;
--- RESET: no limit again
+-- RESET: the default limit again
 RESET sketchshare.max_shared_object_size;
 SHOW sketchshare.max_shared_object_size;
 SELECT shared_cbf_create('cap_big', 100000);

@@ -3,6 +3,7 @@
 #include "module.hpp"
 
 #include <climits>
+#include <cstring>
 
 #include "pg.hpp"
 #include "memory/reusable_memory.hpp"
@@ -10,6 +11,7 @@
 
 extern "C" {
 #include "utils/guc.h"
+#include "utils/guc_tables.h"
 
 PG_MODULE_MAGIC;
 void _PG_init(void);
@@ -17,8 +19,50 @@ void _PG_init(void);
 
 namespace sketch_pg {
 char* seed_setting = nullptr;
-int max_shared_object_size = -1;
+int max_shared_object_size = kDefaultMaxSharedObjectSize;
 double partial_state_page_cost = 20.0;
+
+namespace {
+
+constexpr const char* kMaxSizeName = "sketchshare.max_shared_object_size";
+// Set when loading the library lost the server's value of
+// sketchshare.max_shared_object_size (define_max_shared_object_size).
+bool max_size_lost = false;
+
+// The setting (or placeholder) of that name in GUC's table, or nullptr.
+config_generic* find_setting(const char* name) {
+    config_generic** settings = get_guc_variables();
+    for (int i = 0, n = GetNumConfigOptions(); i < n; ++i)
+        if (strcmp(settings[i]->name, name) == 0) return settings[i];
+    return nullptr;
+}
+
+// Until the library is loaded, sketchshare.max_shared_object_size is a
+// placeholder that takes any role's value. A connection option (PGOPTIONS
+// -c) of a role that may not set it replaces there the value that
+// postgresql.conf, ALTER SYSTEM, ALTER DATABASE or ALTER ROLE gave; defining
+// the setting then refuses that option (a WARNING) and falls back to the
+// default, not to the value it replaced, which nothing kept. So the setting
+// is defined here, and if its placeholder had a value that the definition
+// refused, the server's limit is unknown in this session.
+void define_max_shared_object_size() {
+    const config_generic* placeholder = find_setting(kMaxSizeName);
+    const bool had_value = placeholder != nullptr && placeholder->reset_source != PGC_S_DEFAULT;
+    DefineCustomIntVariable(kMaxSizeName, "Largest file a new shared object may have.",
+                            "1GB (the default). Creating, seeding or attaching a shared object whose file would be "
+                            "larger fails before the file is made. -1: no limit; 0 refuses every new object.",
+                            &sketch_pg::max_shared_object_size, kDefaultMaxSharedObjectSize, -1, INT_MAX, PGC_SUSET,
+                            GUC_UNIT_KB, nullptr, nullptr, nullptr);
+    max_size_lost = had_value && find_setting(kMaxSizeName)->reset_source == PGC_S_DEFAULT;
+}
+
+}  // namespace
+
+// Known unless the definition lost it, or again once a role allowed to set
+// it has set it in this session (SET, a function's SET clause).
+bool max_shared_object_size_known() {
+    return !max_size_lost || find_setting(kMaxSizeName)->source >= PGC_S_SESSION;
+}
 }
 
 void _PG_init(void) {
@@ -32,12 +76,7 @@ void _PG_init(void) {
                              "shared object becomes a SketchPrefetch scan, which starts loading the filter lines of "
                              "the next rows early. Results are the same either way.",
                              &sketch_pg::prefetch_enabled, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
-    DefineCustomIntVariable("sketchshare.max_shared_object_size",
-                            "Largest file a new shared object may have.",
-                            "-1 (the default): no limit. Creating, seeding or attaching a shared object whose file "
-                            "would be larger fails before the file is made. 0 refuses every new object.",
-                            &sketch_pg::max_shared_object_size, -1, -1, INT_MAX, PGC_SUSET, GUC_UNIT_KB, nullptr,
-                            nullptr, nullptr);
+    sketch_pg::define_max_shared_object_size();
     DefineCustomRealVariable("sketchshare.partial_state_page_cost",
                              "Planner's cost of handing one 8 kB page of a bloom_agg or cbf_agg partial state to "
                              "the step that combines it.",

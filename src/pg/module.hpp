@@ -8,10 +8,15 @@ namespace sketch_pg {
 extern char* seed_setting;
 
 // sketchshare.max_shared_object_size: the largest file (header included), in
-// kB, that a new shared object may have; -1 (the default) means no limit.
-// Superusers only (PGC_SUSET). Checked in shared_registry.cpp, where every
-// create and attach begins.
+// kB, that a new shared object may have; -1 means no limit. Superusers only
+// (PGC_SUSET). Checked in shared_registry.cpp, where every create and attach
+// begins.
+constexpr int kDefaultMaxSharedObjectSize = 1024 * 1024;  // 1GB
 extern int max_shared_object_size;
+// False when loading the library lost the value the server gave it: a
+// connection option of a role that may not set it had taken its place
+// (module.cpp). No object may be created then.
+bool max_shared_object_size_known();
 
 // sketchshare.partial_state_page_cost: the planner's cost of handing one 8 kB
 // page of a filter aggregate's partial state from a parallel worker (or a

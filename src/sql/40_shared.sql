@@ -34,11 +34,18 @@ REVOKE ALL ON sketchshare_shared.objects, sketchshare_shared.grants FROM PUBLIC;
 -- the library is loaded in the dropping session: this trigger loads it (any
 -- call into it does) before every command that can drop the extension. If
 -- the library cannot be loaded (its files were removed first), the drop goes
--- on and the object files stay.
+-- on and the object files stay. The trigger runs for whoever drops, a
+-- superuser too: its search_path is pinned and it calls a function of this
+-- schema, where only superusers may create one, so no function or operator
+-- that another role planted can be picked instead.
+CREATE FUNCTION sketchshare_shared.library_loaded() RETURNS void
+AS 'MODULE_PATHNAME', 'sketchshare_library_loaded' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION sketchshare_shared.library_loaded() IS
+'sketchshare: does nothing; calling it loads the library (the event trigger''s function calls it)';
 CREATE FUNCTION sketchshare_shared.load_library() RETURNS event_trigger
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-    PERFORM @extschema@.sketch_hash(0);
+    PERFORM sketchshare_shared.library_loaded();
 EXCEPTION WHEN OTHERS THEN
     NULL;
 END
@@ -59,13 +66,20 @@ LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION sketchshare_shared.file_info(text) IS
 'sketchshare: facts read from a shared object''s file header (status says why a file is unusable)';
 
-CREATE VIEW shared_objects AS
+-- Each role sees the objects it has some right on: those of roles whose
+-- privileges it has (its own; superusers: all) and those granted to such a
+-- role, as the shared_* functions decide (has_privs_of_role). A security
+-- barrier: a condition of the caller's query sees only those rows.
+CREATE VIEW shared_objects WITH (security_barrier) AS
 SELECT o.name, o.kind, o.owner::regrole AS owner, i.bytes, i.frozen, o.readonly,
        i.capacity, i.fpr, i.layout, i.m, i.k, i.ops, i.status, o.created
 FROM sketchshare_shared.objects o
-LEFT JOIN LATERAL sketchshare_shared.file_info(o.name) i ON true;
+LEFT JOIN LATERAL sketchshare_shared.file_info(o.name) i ON true
+WHERE pg_catalog.pg_has_role(o.owner, 'USAGE')
+   OR EXISTS (SELECT FROM sketchshare_shared.grants g
+              WHERE g.name OPERATOR(pg_catalog.=) o.name AND pg_catalog.pg_has_role(g.grantee, 'USAGE'));
 COMMENT ON VIEW shared_objects IS
-'Shared objects of this database: name, kind, owner, file size, frozen, read-only (attached), geometry (capacity, fpr, layout, m = counters or bits, k = hashes), write calls so far, and the file''s status';
+'Shared objects of this database that the current role owns or was granted (superusers: all): name, kind, owner, file size, frozen, read-only (attached), geometry (capacity, fpr, layout, m = counters or bits, k = hashes), write calls so far, and the file''s status';
 GRANT SELECT ON shared_objects TO PUBLIC;
 
 -- ---- every kind ----
@@ -111,38 +125,42 @@ CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8 DEFAULT
 AS 'MODULE_PATHNAME', 'shared_cbf_create' LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8) IS
 'Creates a shared counting Bloom filter sized for capacity items at false-positive rate fpr; owned by the current role';
+-- Creating reserves disk space: a privilege a superuser grants (README,
+-- Privileges), as for every create function.
+REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8) FROM PUBLIC;
 
 CREATE FUNCTION shared_create_from(name text, value cbf) RETURNS void
 AS 'MODULE_PATHNAME', 'shared_cbf_create_from' LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION shared_create_from(text, cbf) IS
 'Creates a shared counting Bloom filter holding a copy of a cbf value (same geometry and counters)';
+REVOKE EXECUTE ON FUNCTION shared_create_from(text, cbf) FROM PUBLIC;
 
 -- Items are anycompatible (see sketch_hash). Resolving a call against one
 -- candidate instead of two saves about 3000 instructions (a twentieth of a
 -- simple-protocol statement) per call. A char(n) item hashes as its text cast
 -- (trailing spaces dropped).
 CREATE FUNCTION shared_cbf_add(name text, item anycompatible) RETURNS boolean
-AS 'MODULE_PATHNAME', 'shared_cbf_add' LANGUAGE C VOLATILE STRICT SUPPORT sketchshare_support;
+AS 'MODULE_PATHNAME', 'shared_cbf_add' LANGUAGE C VOLATILE SUPPORT sketchshare_support;
 COMMENT ON FUNCTION shared_cbf_add(text, anycompatible) IS
 'Adds an item to a shared counting Bloom filter (immediately, not rolled back); true if it was probably new';
 
 CREATE FUNCTION shared_cbf_add_many(name text, items anyarray) RETURNS bigint
-AS 'MODULE_PATHNAME', 'shared_cbf_add_many' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_cbf_add_many' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION shared_cbf_add_many(text, anyarray) IS
 'Adds every non-null element of an array under one lock acquisition; returns how many were probably new';
 
 CREATE FUNCTION shared_cbf_contains(name text, item anycompatible) RETURNS boolean
-AS 'MODULE_PATHNAME', 'shared_cbf_contains' LANGUAGE C VOLATILE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
+AS 'MODULE_PATHNAME', 'shared_cbf_contains' LANGUAGE C VOLATILE PARALLEL SAFE SUPPORT sketchshare_support;
 COMMENT ON FUNCTION shared_cbf_contains(text, anycompatible) IS
 'True if the item is probably in the shared counting Bloom filter, false if it is definitely not';
 
 CREATE FUNCTION shared_cbf_count_of(name text, item anycompatible) RETURNS int
-AS 'MODULE_PATHNAME', 'shared_cbf_count_of' LANGUAGE C VOLATILE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
+AS 'MODULE_PATHNAME', 'shared_cbf_count_of' LANGUAGE C VOLATILE PARALLEL SAFE SUPPORT sketchshare_support;
 COMMENT ON FUNCTION shared_cbf_count_of(text, anycompatible) IS
 'Estimated times the item is stored (0..15, an upper estimate; 15 means 15 or more)';
 
 CREATE FUNCTION shared_cbf_remove(name text, item anycompatible) RETURNS boolean
-AS 'MODULE_PATHNAME', 'shared_cbf_remove' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_cbf_remove' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION shared_cbf_remove(text, anycompatible) IS
 'Removes one occurrence of an item if it is present (immediately, not rolled back); true if it was present';
 
@@ -157,7 +175,7 @@ COMMENT ON FUNCTION shared_cbf_clear(text) IS
 'Empties a shared counting Bloom filter (immediately, not rolled back)';
 
 CREATE FUNCTION shared_cbf_merge(name text, value cbf) RETURNS void
-AS 'MODULE_PATHNAME', 'shared_cbf_merge' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_cbf_merge' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION shared_cbf_merge(text, cbf) IS
 'Adds a cbf value''s counters into a shared counting Bloom filter of the same geometry (saturating at 15)';
 
@@ -177,24 +195,26 @@ CREATE FUNCTION shared_bloom_create(name text, n bigint, fpr float8, layout text
 AS 'MODULE_PATHNAME', 'shared_bloom_create' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION shared_bloom_create(text, bigint, float8, text) IS
 'Creates a shared Bloom filter sized for n items at false-positive rate fpr, in a layout as bloom_empty takes it (NULL: the SIMD layout that needs least memory)';
+REVOKE EXECUTE ON FUNCTION shared_bloom_create(text, bigint, float8, text) FROM PUBLIC;
 
 CREATE FUNCTION shared_create_from(name text, value bloom) RETURNS void
 AS 'MODULE_PATHNAME', 'shared_bloom_create_from' LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION shared_create_from(text, bloom) IS
 'Creates a shared Bloom filter holding a copy of a bloom value (same layout, size, seed and bits)';
+REVOKE EXECUTE ON FUNCTION shared_create_from(text, bloom) FROM PUBLIC;
 
 CREATE FUNCTION shared_bloom_add(name text, item anycompatible) RETURNS boolean
-AS 'MODULE_PATHNAME', 'shared_bloom_add' LANGUAGE C VOLATILE STRICT SUPPORT sketchshare_support;
+AS 'MODULE_PATHNAME', 'shared_bloom_add' LANGUAGE C VOLATILE SUPPORT sketchshare_support;
 COMMENT ON FUNCTION shared_bloom_add(text, anycompatible) IS
 'Adds an item to a shared Bloom filter (immediately, not rolled back); true if it was probably new';
 
 CREATE FUNCTION shared_bloom_add_many(name text, items anyarray) RETURNS bigint
-AS 'MODULE_PATHNAME', 'shared_bloom_add_many' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_bloom_add_many' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION shared_bloom_add_many(text, anyarray) IS
 'Adds every non-null element of an array to a shared Bloom filter under one lock acquisition; returns how many were probably new';
 
 CREATE FUNCTION shared_bloom_contains(name text, item anycompatible) RETURNS boolean
-AS 'MODULE_PATHNAME', 'shared_bloom_contains' LANGUAGE C VOLATILE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
+AS 'MODULE_PATHNAME', 'shared_bloom_contains' LANGUAGE C VOLATILE PARALLEL SAFE SUPPORT sketchshare_support;
 COMMENT ON FUNCTION shared_bloom_contains(text, anycompatible) IS
 'True if the item is probably in the shared Bloom filter, false if it is definitely not';
 
@@ -204,7 +224,7 @@ COMMENT ON FUNCTION shared_bloom_clear(text) IS
 'Empties a shared Bloom filter (immediately, not rolled back)';
 
 CREATE FUNCTION shared_bloom_merge(name text, value bloom) RETURNS void
-AS 'MODULE_PATHNAME', 'shared_bloom_merge' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_bloom_merge' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION shared_bloom_merge(text, bloom) IS
 'ORs a bloom value (same layout, size and seed) into a shared Bloom filter';
 

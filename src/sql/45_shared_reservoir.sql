@@ -5,23 +5,24 @@ CREATE FUNCTION shared_reservoir_create(name text, k int, item_size int DEFAULT 
 RETURNS void AS 'MODULE_PATHNAME', 'shared_reservoir_create' LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION shared_reservoir_create(text, int, int, boolean) IS
 'Creates a shared reservoir of k items (1..10000000) of at most item_size bytes each (1..1048576; longer items are cut), uniform or weighted (A-Res); owned by the current role';
+REVOKE EXECUTE ON FUNCTION shared_reservoir_create(text, int, int, boolean) FROM PUBLIC;
 
 CREATE FUNCTION shared_reservoir_add(name text, item anycompatible) RETURNS boolean
-AS 'MODULE_PATHNAME', 'shared_reservoir_add' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_reservoir_add' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION shared_reservoir_add(text, anycompatible) IS
 'Offers an item (its text form; bytea: its bytes) to a uniform shared reservoir (immediately, not rolled back); true if it was stored';
 
 CREATE FUNCTION shared_reservoir_add(name text, item anycompatible, weight float8) RETURNS boolean
-AS 'MODULE_PATHNAME', 'shared_reservoir_add_weighted' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_reservoir_add_weighted' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION shared_reservoir_add(text, anycompatible, float8) IS
 'Offers an item with a weight (finite, > 0) to a weighted shared reservoir; true if it was stored';
 
 CREATE FUNCTION shared_reservoir_add_many(name text, items anyarray) RETURNS bigint
-AS 'MODULE_PATHNAME', 'shared_reservoir_add_many' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_reservoir_add_many' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION shared_reservoir_add_many(text, anyarray) IS
 'Offers every non-null element of an array to a uniform shared reservoir (1024 under each hold of the lock); returns how many were stored';
 CREATE FUNCTION shared_reservoir_add_many(name text, items anyarray, weights float8[]) RETURNS bigint
-AS 'MODULE_PATHNAME', 'shared_reservoir_add_many' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_reservoir_add_many' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION shared_reservoir_add_many(text, anyarray, float8[]) IS
 'Offers every non-null element with its weight (one per element) to a weighted shared reservoir (1024 under each hold of the lock); returns how many were stored';
 
@@ -46,7 +47,7 @@ COMMENT ON FUNCTION shared_reservoir_count(text) IS
 'How many items a shared reservoir holds: min(seen, k)';
 
 CREATE FUNCTION shared_reservoir_seed(name text, seed bigint) RETURNS void
-AS 'MODULE_PATHNAME', 'shared_reservoir_seed' LANGUAGE C VOLATILE STRICT;
+AS 'MODULE_PATHNAME', 'shared_reservoir_seed' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION shared_reservoir_seed(text, bigint) IS
 'Sets the RNG state kept in a shared reservoir''s file, so that the same adds in the same order draw the same sample';
 

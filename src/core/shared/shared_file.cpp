@@ -196,8 +196,10 @@ void give_back_payload(int fd, uint64_t size) noexcept {
 
 // Opens an existing object file for reading (or writing), refusing symlinks
 // and anything but a regular file. Returns the descriptor and its size.
+// O_NONBLOCK: opening a FIFO for reading would wait for a writer, beyond any
+// cancel; it is refused once open (it changes nothing for a regular file).
 int open_existing(const std::string& path, const char* label, bool writable, uint64_t* size) {
-    int fd = open(path.c_str(), (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
+    int fd = open(path.c_str(), (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         int err = errno;
         if (err == ELOOP)

@@ -479,7 +479,7 @@ void prefetch_row(PrefetchScanState* st, HeapScanDesc hs, int index) {
         if (!p->prefetch && !(i == 0 && p->resolved)) continue;  // the first probe's digest serves row_digest
         bool isnull;
         const Datum d = heap_getattr(&tuple, p->attno, desc, &isnull);
-        if (isnull) continue;  // (a function strict in its item is not called)
+        if (isnull) continue;  // (no function hashes a NULL item)
         if (TupleDescAttr(desc, p->attno - 1)->attlen == -1) {
             auto* v = reinterpret_cast<struct varlena*>(DatumGetPointer(d));
             if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)) continue;  // the function detoasts it

@@ -170,7 +170,8 @@ SKETCH_FUNCTION(shared_bloom_create_from) {
 }
 
 SKETCH_FUNCTION(shared_bloom_add) {
-    ss::Entry* e = open_arg(fcinfo, ss::kWrite);
+    ss::Entry* e = ss::open_unless_null(fcinfo, kBloom, ss::kWrite);
+    if (e == nullptr) PG_RETURN_NULL();
     ss::check_mutable(e);
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, p.seed);
@@ -181,7 +182,8 @@ SKETCH_FUNCTION(shared_bloom_add) {
 }
 
 SKETCH_FUNCTION(shared_bloom_add_many) {
-    ss::Entry* e = open_arg(fcinfo, ss::kWrite);
+    ss::Entry* e = ss::open_unless_null(fcinfo, kBloom, ss::kWrite);
+    if (e == nullptr) PG_RETURN_NULL();
     ss::check_mutable(e);
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
     int count;
@@ -194,7 +196,8 @@ SKETCH_FUNCTION(shared_bloom_add_many) {
 }
 
 SKETCH_FUNCTION(shared_bloom_contains) {
-    ss::Entry* e = open_arg(fcinfo, ss::kRead);
+    ss::Entry* e = ss::open_unless_null(fcinfo, kBloom, ss::kRead);
+    if (e == nullptr) PG_RETURN_NULL();
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, p.seed);
     if (ss::is_frozen(e)) PG_RETURN_BOOL(sb::contains(p.g, e->map.payload(), h));
@@ -210,7 +213,8 @@ SKETCH_FUNCTION(shared_bloom_clear) {
 }
 
 SKETCH_FUNCTION(shared_bloom_merge) {
-    ss::Entry* e = open_arg(fcinfo, ss::kWrite);
+    ss::Entry* e = ss::open_unless_null(fcinfo, kBloom, ss::kWrite);
+    if (e == nullptr) PG_RETURN_NULL();
     ss::check_mutable(e);
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
     Value v = read_value_arg(fcinfo, 1);

@@ -135,7 +135,8 @@ SKETCH_FUNCTION(shared_cbf_create_from) {
 }
 
 SKETCH_FUNCTION(shared_cbf_add) {
-    ss::Entry* e = open_arg(fcinfo, ss::kWrite);
+    ss::Entry* e = ss::open_unless_null(fcinfo, kCbf, ss::kWrite);
+    if (e == nullptr) PG_RETURN_NULL();
     ss::check_mutable(e);
     const cbf::Geometry g = geometry(e);
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
@@ -147,7 +148,8 @@ SKETCH_FUNCTION(shared_cbf_add) {
 }
 
 SKETCH_FUNCTION(shared_cbf_add_many) {
-    ss::Entry* e = open_arg(fcinfo, ss::kWrite);
+    ss::Entry* e = ss::open_unless_null(fcinfo, kCbf, ss::kWrite);
+    if (e == nullptr) PG_RETURN_NULL();
     ss::check_mutable(e);
     const cbf::Geometry g = geometry(e);
     int count;
@@ -160,7 +162,8 @@ SKETCH_FUNCTION(shared_cbf_add_many) {
 }
 
 SKETCH_FUNCTION(shared_cbf_contains) {
-    ss::Entry* e = open_arg(fcinfo, ss::kRead);
+    ss::Entry* e = ss::open_unless_null(fcinfo, kCbf, ss::kRead);
+    if (e == nullptr) PG_RETURN_NULL();
     const cbf::Geometry g = geometry(e);
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
     if (ss::is_frozen(e)) PG_RETURN_BOOL(cbf::contains(g, e->map.payload(), h));
@@ -168,7 +171,8 @@ SKETCH_FUNCTION(shared_cbf_contains) {
 }
 
 SKETCH_FUNCTION(shared_cbf_count_of) {
-    ss::Entry* e = open_arg(fcinfo, ss::kRead);
+    ss::Entry* e = ss::open_unless_null(fcinfo, kCbf, ss::kRead);
+    if (e == nullptr) PG_RETURN_NULL();
     const cbf::Geometry g = geometry(e);
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
     if (ss::is_frozen(e)) PG_RETURN_INT32(int32(cbf::count_of(g, e->map.payload(), h)));
@@ -176,7 +180,8 @@ SKETCH_FUNCTION(shared_cbf_count_of) {
 }
 
 SKETCH_FUNCTION(shared_cbf_remove) {
-    ss::Entry* e = open_arg(fcinfo, ss::kWrite);
+    ss::Entry* e = ss::open_unless_null(fcinfo, kCbf, ss::kWrite);
+    if (e == nullptr) PG_RETURN_NULL();
     ss::check_mutable(e);
     const cbf::Geometry g = geometry(e);
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
@@ -194,7 +199,8 @@ SKETCH_FUNCTION(shared_cbf_clear) {
 }
 
 SKETCH_FUNCTION(shared_cbf_merge) {
-    ss::Entry* e = open_arg(fcinfo, ss::kWrite);
+    ss::Entry* e = ss::open_unless_null(fcinfo, kCbf, ss::kWrite);
+    if (e == nullptr) PG_RETURN_NULL();
     ss::check_mutable(e);
     const cbf::Geometry g = geometry(e);
     varlena* v = sketch_pg::detoast_large(PG_GETARG_DATUM(1));
@@ -202,6 +208,11 @@ SKETCH_FUNCTION(shared_cbf_merge) {
         return cbf::read_value(reinterpret_cast<uint8_t*>(VARDATA(v)), VARSIZE(v) - VARHDRSZ, kValueMaxCounters,
                                sketch::Errc::corrupted);
     });
+    if (!g.compatible(other.g) && g.m == other.g.m && g.k == other.g.k)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("cannot merge a cbf of hash seed %llu into shared object \"%s\" (hash seed %llu)",
+                               (unsigned long long)other.g.seed, e->name, (unsigned long long)g.seed),
+                        errhint("Both must have the same hash seed.")));
     if (!g.compatible(other.g))
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("cannot merge a cbf of %llu counters and %u hashes into shared object \"%s\" "

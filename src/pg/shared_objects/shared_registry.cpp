@@ -261,9 +261,13 @@ void on_object_access(ObjectAccessType access, Oid class_id, Oid object_id, int 
 
 // ---- the catalog, through SPI as the owner of its schema ----
 
+// The queries name every table, function and operator with its schema, and
+// run with search_path pinned as well, so that nothing another role created
+// (in public, or a temporary schema) can stand in for what they mean.
 struct AsCatalogOwner {
     Oid saved_user;
     int saved_context;
+    int guc_level;
 };
 
 void begin_catalog(AsCatalogOwner* s) {
@@ -278,11 +282,15 @@ void begin_catalog(AsCatalogOwner* s) {
     catalog_relid = get_relname_relid("objects", nsp);
     GetUserIdAndSecContext(&s->saved_user, &s->saved_context);
     SetUserIdAndSecContext(owner, s->saved_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+    s->guc_level = NewGUCNestLevel();
+    (void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true,
+                            0, false);
     if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
 }
 
 void end_catalog(AsCatalogOwner* s) {
     SPI_finish();
+    AtEOXact_GUC(true, s->guc_level);
     SetUserIdAndSecContext(s->saved_user, s->saved_context);
 }
 
@@ -612,10 +620,17 @@ sketch::Hash128* hash_array_arg(FunctionCallInfo fcinfo, int argno, uint64_t see
     return hashes;
 }
 
-void refuse_change(Entry* e) {
+// A read-only transaction changes nothing: refused in the user's terms (`what`
+// the call does to the object), and for creates, drops, grants and revokes
+// before the catalog query that PostgreSQL would refuse in its own terms.
+static void refuse_in_read_only(const char* what, const char* name) {
     if (XactReadOnly)
         ereport(ERROR, (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-                        errmsg("cannot change shared object \"%s\" in a read-only transaction", e->name)));
+                        errmsg("cannot %s shared object \"%s\" in a read-only transaction", what, name)));
+}
+
+void refuse_change(Entry* e) {
+    refuse_in_read_only("change", e->name);
     if (e->readonly || is_frozen(e))
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("shared object \"%s\" is frozen", e->name),
@@ -755,8 +770,17 @@ static void ensure_db_directory() {
 }
 
 // sketchshare.max_shared_object_size (module.cpp): a file of file_bytes for
-// object `name` must fit it. Raises 54000 otherwise.
+// object `name` must fit it. Raises 54000 otherwise, and 42501 in a session
+// that lost the server's value of it.
 static void check_size_limit(const char* name, uint64 file_bytes) {
+    if (!max_shared_object_size_known())
+        ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                        errmsg("cannot create shared object \"%s\": the server's sketchshare.max_shared_object_size "
+                               "is unknown in this session",
+                               name),
+                        errdetail("A connection option of a role that may not set it took the place of the server's "
+                                  "value before the library was loaded."),
+                        errhint("Connect without setting sketchshare.max_shared_object_size.")));
     if (max_shared_object_size < 0 || file_bytes <= uint64(max_shared_object_size) * 1024) return;
     ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                     errmsg("shared object \"%s\" would need a file of %llu bytes, over the limit of %s", name,
@@ -774,6 +798,7 @@ static void check_size_limit(const char* name, uint64 file_bytes) {
 static uint64 begin_new_object(const char* name, sh::Kind kind, uint64 file_bytes, bool readonly, char* path,
                                size_t pathlen) {
     ensure_setup();
+    refuse_in_read_only("create", name);
     check_size_limit(name, file_bytes);
     const uint64 file_id = new_file_id();
     insert_catalog(name, kind, file_id, readonly);
@@ -830,6 +855,7 @@ void watch_extension_drop() {
 // Deletes the row (after checking ownership); the file goes at commit.
 bool drop_object(const char* name, bool missing_ok) {
     ensure_setup();
+    refuse_in_read_only("drop", name);
     AsCatalogOwner s;
     begin_catalog(&s);
     Oid types[1] = {TEXTOID};
@@ -868,6 +894,7 @@ void change_grant(const char* name, Oid role, const char* privilege, bool grant)
     if (strcmp(privilege, "read") != 0 && strcmp(privilege, "write") != 0)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("unknown privilege \"%s\"", privilege),
                         errhint("The privileges of a shared object are 'read' and 'write'.")));
+    refuse_in_read_only(grant ? "grant privileges on" : "revoke privileges on", name);
     Entry* e = open_object(name, 0, kOwn);
     const uint64 file_id = e->file_id;
     AsCatalogOwner s;
@@ -882,10 +909,13 @@ void change_grant(const char* name, Oid role, const char* privilege, bool grant)
         run("DELETE FROM sketchshare_shared.grants WHERE name OPERATOR(pg_catalog.=) $1 "
             "AND grantee OPERATOR(pg_catalog.=) $2",
             2, types, values, false);
-    } else {
-        run("DELETE FROM sketchshare_shared.grants WHERE name OPERATOR(pg_catalog.=) $1 "
-            "AND grantee OPERATOR(pg_catalog.=) $2 AND privilege OPERATOR(pg_catalog.=) $3",
-            3, types, values, false);
+    } else {  // write includes read: revoking it leaves read
+        run("WITH writer AS (DELETE FROM sketchshare_shared.grants WHERE name OPERATOR(pg_catalog.=) $1 "
+            "AND grantee OPERATOR(pg_catalog.=) $2 AND privilege OPERATOR(pg_catalog.=) 'write' "
+            "RETURNING name, grantee) "
+            "INSERT INTO sketchshare_shared.grants (name, grantee, privilege) SELECT name, grantee, 'read' "
+            "FROM writer ON CONFLICT DO NOTHING",
+            2, types, values, false);
     }
     end_catalog(&s);
     push_pending(Pending::acl_changed, name, file_id);
@@ -895,6 +925,7 @@ void change_grant(const char* name, Oid role, const char* privilege, bool grant)
 // Registers an attached (copied-in, frozen, read-only) object.
 void attach_object(const char* name, const char* from) {
     ensure_setup();
+    refuse_in_read_only("attach", name);
     sh::FileHeader h = guarded([&] { return sh::read_header(from, name, 0); });
     if (kind_slot(h.kind) < 0)
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),

@@ -74,6 +74,17 @@ Entry* open_object(const char* name, uint32 kind, uint8 need);
 // The same through a call-site cache in fcinfo->flinfo->fn_extra.
 Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need);
 CallCache* call_cache(FunctionCallInfo fcinfo);
+// The functions of an object and an item (or a value, array, weight or seed)
+// are not STRICT: a missing object is an error whatever the item. They open
+// the object named by argument 0 first; nullptr when an argument is NULL
+// (the call then returns NULL, having changed nothing).
+inline Entry* open_unless_null(FunctionCallInfo fcinfo, uint32 kind, uint8 need) {
+    if (PG_ARGISNULL(0)) return nullptr;
+    Entry* e = open_cached(fcinfo, PG_GETARG_TEXT_PP(0), kind, need);
+    for (int i = 1; i < PG_NARGS(); ++i)
+        if (PG_ARGISNULL(i)) return nullptr;
+    return e;
+}
 // The object when this backend has opened it before and the entry is still
 // good for (kind, need) without catalog access; else nullptr. Never raises
 // (the prefetching scan reads only what the function has opened).

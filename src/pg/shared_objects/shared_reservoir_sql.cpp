@@ -221,7 +221,8 @@ void lock_for_write(ss::Entry* e, sr::View& v, Held* h) {
 }
 
 Datum add_one(FunctionCallInfo fcinfo, bool weighted_call) {
-    ss::Entry* e = open_arg(fcinfo, ss::kWrite);
+    ss::Entry* e = ss::open_unless_null(fcinfo, kReservoir, ss::kWrite);
+    if (e == nullptr) PG_RETURN_NULL();
     ss::check_mutable(e);
     check_weighting(e, weighted_call);
     sr::View v = view_of(e);
@@ -368,7 +369,8 @@ SKETCH_FUNCTION(shared_reservoir_add_weighted) { return add_one(fcinfo, true); }
 // were stored.
 SKETCH_FUNCTION(shared_reservoir_add_many) {
     const bool weighted_call = PG_NARGS() > 2;
-    ss::Entry* e = open_arg(fcinfo, ss::kWrite);
+    ss::Entry* e = ss::open_unless_null(fcinfo, kReservoir, ss::kWrite);
+    if (e == nullptr) PG_RETURN_NULL();
     ss::check_mutable(e);
     check_weighting(e, weighted_call);
     sr::View v = view_of(e);
@@ -428,7 +430,8 @@ SKETCH_FUNCTION(shared_reservoir_count) {
 }
 
 SKETCH_FUNCTION(shared_reservoir_seed) {
-    ss::Entry* e = open_arg(fcinfo, ss::kWrite);
+    ss::Entry* e = ss::open_unless_null(fcinfo, kReservoir, ss::kWrite);
+    if (e == nullptr) PG_RETURN_NULL();
     ss::check_mutable(e);
     sr::View v = view_of(e);
     const uint64 seed = uint64(PG_GETARG_INT64(1));

@@ -56,6 +56,10 @@ void refuse_unknown_role(Oid role) {
 
 }  // namespace
 
+// sketchshare_shared.library_loaded(): the extension's event trigger calls it
+// before a DROP that can reach the extension; being called loads the library.
+SKETCH_FUNCTION(sketchshare_library_loaded) { PG_RETURN_VOID(); }
+
 SKETCH_FUNCTION(shared_freeze) {
     char name[64];
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);

@@ -211,6 +211,11 @@ sketch::Hash128 item_hash(FunctionCallInfo fcinfo, CallCache* cache, int argno, 
 }
 
 [[noreturn]] void geometry_mismatch(const cbf::Geometry& a, const cbf::Geometry& b) {
+    if (a.m == b.m && a.k == b.k)  // the seed differs (input accepts one scheme only)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("cbf hash seed mismatch: cannot merge a filter of seed %llu with one of seed %llu",
+                               static_cast<unsigned long long>(a.seed), static_cast<unsigned long long>(b.seed)),
+                        errhint("Only filters with the same hash seed can be merged.")));
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("cbf geometry mismatch: cannot merge a filter of %llu counters and %u hashes with one of %llu "
                            "counters and %u hashes",
