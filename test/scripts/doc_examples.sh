@@ -16,7 +16,9 @@
 # lines, each line's comment names the columns of that line), or, when it has
 # none, by the comment lines right below it up to a blank line or the block's
 # end (psql's output, such as a jsonb value or a list of rows). Comment lines
-# right above a statement are a heading, not a result. A comment states a
+# right above a statement are a heading, not a result (unless they state a
+# result and follow a statement with no blank line: a failure, as output that
+# lost its blank line would be ignored). A comment states a
 # result when, after dropping an explanation (`: ...` or a trailing `(...)`),
 # it is a JSON value or a comma-separated list of values, each one of:
 #   true / false / t / f / NULL     a boolean or NULL
@@ -159,7 +161,7 @@ def split_block(bi, lines):
             if not code_here and run_target is not None:
                 run_target.output = run
             elif run_target is not None:
-                run_target.unclosed = run      # (a failure: ambiguous)
+                run_target.unclosed = run      # (a failure when it states a result)
             run, run_target = [], None
         if comment is not None:
             if cur is not None and n in cur.lines:
@@ -438,7 +440,8 @@ def run_file(path):
         return f"{NAME}:{s.first}" if s.first == s.last else f"{NAME}:{s.first}-{s.last}"
 
     for s in stmts:
-        if s.unclosed:
+        if s.unclosed and stated(" ".join(c for _, c in s.unclosed)) is not None:
+            # a heading that states a result: output that lacks its blank line?
             failures.append(f"{NAME}:{s.unclosed[0][0]}: -- {s.unclosed[0][1]}: comment lines right below a "
                             "statement and right above the next: end its output with a blank line, or "
                             "separate the heading from the statement above by one")
