@@ -22,6 +22,7 @@
 # result when, after dropping an explanation (`: ...` or a trailing `(...)`),
 # it is a JSON value or a comma-separated list of values, each one of:
 #   true / false / t / f / NULL     a boolean or NULL
+#   on / off                        the exact text (a setting SHOW gives)
 #   42, 0.5, -1e-4                  a number: the same text or the same value
 #   0.00957...                      a value ending in `...`: a prefix of the text
 #   about 500                       within 5% (see ABOUT below)
@@ -300,6 +301,8 @@ def value_of(item):
         return ("bool", "t" if t.lower() in ("true", "t") else "f")
     if re.fullmatch(r"(?i)null", t):
         return ("null", "")
+    if t in ("on", "off"):
+        return ("text", t)      # a boolean setting as SHOW gives it
     m = re.fullmatch(r"about (" + NUM + ")", t)
     if m:
         return ("about", m.group(1))
