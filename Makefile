@@ -37,7 +37,7 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # AVX2 kernels: their own translation unit, picked at run time by cpuid.
-# -mmove-max=256 keeps GCC from splitting 256-bit block moves (see DESIGN.md).
+# -mmove-max=256 keeps GCC from splitting 256-bit block moves (see docs/internals.md).
 src/core/bloom_avx2.o: CXXFLAGS += -mavx2 -mmove-max=256
 
 $(INSTALL_SQL): $(SQL_PIECES)
