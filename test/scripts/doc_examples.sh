@@ -50,7 +50,7 @@
 # earlier statement created (unless the statement expects an ERROR), a role
 # the file never creates (shared_grant,
 # shared_revoke; a file may create only the roles of ROLES below, which the
-# test drops), or a server path other than one under /tmp/sketchshare-doc-
+# test drops, and which must not exist when it starts), or a server path other than one under /tmp/sketchshare-doc-
 # (the test removes those before and after each file). A statement that is not
 # self-contained is a failure, with its reason.
 set -euo pipefail
@@ -61,6 +61,10 @@ source "$SKETCH_ROOT/test/scripts/lib/common.sh"
 ROLES=(loader analyst)
 exit_sql=()
 for r in "${ROLES[@]}"; do exit_sql+=("DROP ROLE IF EXISTS $r"); done
+# Never drop a role this test did not create: refuse a cluster that has one.
+taken=$(psql -X -At -d postgres -c "SELECT string_agg(rolname, ', ') FROM pg_roles
+                                    WHERE rolname = ANY ('{$(IFS=,; echo "${ROLES[*]}")}'::text[])")
+[ -z "$taken" ] || fail "roles $taken exist already; this test creates and drops them (run it against a throwaway cluster)"
 start_test sketchshare_doc_examples "${exit_sql[@]}"
 # Files the documents' exports write (as the server's OS user).
 PATHS=/tmp/sketchshare-doc-
