@@ -49,7 +49,7 @@ BEGIN
     END LOOP;
 END $$;
 -- what is left is exactly the union of 09:00 and 10:00 (no counter reached
--- 15; a saturated counter would stay stuck, see the README's caveats)
+-- 15; a saturated counter would stay stuck, see docs/cbf.md's caveats)
 SELECT f = (SELECT cbf_union_agg(f) FROM demo_hourly
             WHERE hour IN ('2026-11-30 09:00+00', '2026-11-30 10:00+00')) AS same_as_two_hours,
        cbf_count_of(f, 42::bigint) AS visits_of_42

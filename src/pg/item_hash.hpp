@@ -1,5 +1,5 @@
 // Hashing SQL values of any type into the core's Hash128, by the canonical
-// forms documented in README ("How items are hashed"). Every structure hashes
+// forms documented in docs/hashing.md. Every structure hashes
 // its items through here, so sketch_hash() predicts membership everywhere.
 #pragma once
 

@@ -1,10 +1,10 @@
-// Settings that module.cpp's _PG_init defines (README "Settings").
+// Settings that module.cpp's _PG_init defines (docs/operations.md, "Settings").
 #pragma once
 
 namespace sketch_pg {
 
 // sketchshare.seed: '' (the default) seeds random sampling from a strong
-// random source; any other string makes it reproducible (README).
+// random source; any other string makes it reproducible (docs/reservoir.md).
 extern char* seed_setting;
 
 // sketchshare.max_shared_object_size: the largest file (header included), in

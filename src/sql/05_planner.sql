@@ -1,5 +1,5 @@
 -- The planner support function of the functions the prefetching scan reads
--- ahead for (README "Prefetching scan"). It changes no plan by itself: the
+-- ahead for (docs/performance.md, "The prefetching scan"). It changes no plan by itself: the
 -- planner calling it loads the library, whose planner hook then sees the
 -- query that named the function.
 CREATE FUNCTION sketchshare_support(internal) RETURNS internal

@@ -13,8 +13,9 @@ CREATE FUNCTION cbf_send(cbf) RETURNS bytea
 AS 'MODULE_PATHNAME', 'cbf_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- Stored out of line uncompressed by default: a filled filter compresses to
--- about half, and decompressing it made each query that reads it (each
--- parallel worker too) about three times slower to fetch it (README).
+-- about half, and decompressing it makes each query that reads it (each
+-- parallel worker too) wait several times longer to fetch it
+-- (docs/cbf.md, "Storage").
 CREATE TYPE cbf (
     INPUT = cbf_in,
     OUTPUT = cbf_out,

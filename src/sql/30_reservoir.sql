@@ -36,7 +36,7 @@ COMMENT ON FUNCTION reservoir_from_bytea(bytea) IS 'A reservoir from its binary 
 -- ---- aggregate support functions ----
 -- Transition functions take NULL states (they create them) and skip NULL
 -- values; they draw random numbers, hence VOLATILE. PARALLEL SAFE: every
--- state has its own random stream (see README "Reproducible samples").
+-- state has its own random stream (docs/reservoir.md, "Reproducible samples").
 
 CREATE FUNCTION reservoir_sample_trans(reservoir, anycompatible, integer) RETURNS reservoir
 AS 'MODULE_PATHNAME', 'reservoir_trans' LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL SAFE;

@@ -3,7 +3,7 @@
 # 1. A file damaged in any of the ways shared_objects.status names (cut
 #    shorter than a header, wrong magic, the other byte order, a symlink
 #    planted at the path) goes with the drop, so the name can be created
-#    again (README: "Drop the object ... and recreate it"); a symlink's target
+#    again (docs/operations.md: "Drop the object ... and recreate it"); a symlink's target
 #    is left alone, and a file that may be a create in progress (all zero) is
 #    left for the next create, which adopts it.
 # 2. A create that commits while the drop of the previous object of that name

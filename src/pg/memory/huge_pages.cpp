@@ -39,8 +39,8 @@ bool stored_compressed(const varatt_external& p) {
 // The value raw (any varlena but a plain 4-byte-header one), detoasted into
 // memory from alloc(len) that nothing has touched yet, without an
 // intermediate copy in fresh memory of 4 KiB pages wherever PostgreSQL allows:
-// on this VM a fault of a fresh 4 KiB page costs about 12 us, more than
-// reading the page (64 MiB: 195 ms, bench/README). An uncompressed stored
+// on a virtual machine a fault of a fresh 4 KiB page can cost more than
+// reading the page. An uncompressed stored
 // value is read from its TOAST relation straight into it, a pglz-compressed
 // one decompressed into it, an expanded one flattened into it; anything else
 // (lz4, indirect, short header) detoasted by PostgreSQL and copied.

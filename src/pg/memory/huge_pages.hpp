@@ -28,8 +28,8 @@ void advise_huge(void* p, size_t len);
 // `bytes` from cxt (1 GB or more allowed), the whole 2 MiB pages inside
 // advised into huge pages before anything touches them. It is the start of an
 // ordinary chunk, which PostgreSQL may copy, free or adopt like any other:
-// for values a function returns (a fresh 64 MiB palloc faults in 16,384 pages
-// of 4 KiB, about 195 ms on this VM; on huge pages about 4 ms).
+// for values a function returns (a fresh 64 MiB palloc faults in 16,384
+// pages of 4 KiB; in huge pages, in 32).
 void* alloc_large(MemoryContext cxt, size_t bytes);
 inline void* palloc_large(size_t bytes) { return alloc_large(CurrentMemoryContext, bytes); }
 void* palloc0_large(size_t bytes);

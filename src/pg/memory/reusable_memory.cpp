@@ -21,9 +21,8 @@ namespace {
 // glibc's malloc keeps freed blocks of up to 32 MiB for its next allocations
 // (its mmap threshold rises to the size of a freed block up to that), and
 // unmaps larger ones at once: below this, palloc memory does as well as a
-// kept mapping (taking a filter's state out of it made bloom_agg's text
-// output, whose buffers then found no freed block, 200-450 ms slower,
-// bench/README).
+// kept mapping, and taking a filter's state out of it would leave the next
+// large allocation (bloom_agg's text output, say) no freed block to reuse.
 constexpr size_t kMappedFrom = size_t(32) << 20;
 constexpr size_t kLine = 64;
 

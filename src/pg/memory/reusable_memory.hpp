@@ -4,10 +4,8 @@
 // lookups lives as long as one query (or one group). Freed with its context
 // and allocated again by the next query, it is fresh memory each time: the
 // kernel clears every page again, and on a VM whose host takes freed memory
-// back (free page reporting, as on the benchmark machine) every page also
-// costs a host fault. There 64 MiB advised into huge pages took 112-141 ms to
-// touch a few seconds after it was unmapped, and 2-10 ms when it had been
-// kept with MADV_FREE instead (bench/README, "Memory kept for reuse").
+// back (free page reporting) every page also costs a host fault; memory
+// kept with MADV_FREE is touched again at the cost of a few faults.
 //
 // glibc's malloc already keeps freed blocks of up to 32 MiB for reuse. From
 // 32 MiB on, such memory comes from mappings the backend keeps once their

@@ -63,17 +63,16 @@ namespace {
 
 constexpr int kMaxProbes = 4;
 // The lines in flight ahead of the returned row: enough to cover a memory
-// latency (the executor spends about 100 ns on each row), well inside L1,
+// latency with the executor's own work on the rows between, well inside L1,
 // and requested a row's worth at a time (requesting many at once stalls the
 // core until the memory system takes them). kMinAhead rows at least.
 constexpr uint32_t kLinesAhead = 56;
 constexpr int kMinAhead = 4;
-// A filter this small stays in a core's second-level cache (1 MiB on the
-// benchmark machine, 1-2 MiB on current servers): the scan does not read ahead
-// for it, as hashing ahead would cost more than the lookups wait. A larger one
-// loses its lines to the scan's own traffic even where the last-level cache
-// could hold it: filters of 1-4 MiB ran as fast or faster read ahead, a 3.3 MB
-// bloom 19-40% (bench/README, "Reading ahead from 1 MiB").
+// A filter this small stays in a core's second-level cache (1-2 MiB on
+// current servers): the scan does not read ahead for it, as hashing ahead
+// would cost more than the lookups wait. A larger one loses its lines to the
+// scan's own page traffic even where the last-level cache could hold it, so
+// reading ahead pays from there on (bench/README.md measures both sides).
 constexpr uint64_t kPrefetchFromBytes = uint64_t(1) << 20;
 // Reading ahead pays only if each row's item is looked up as the scan
 // returns the row (not after a sort or a join reorders rows, nor when most

@@ -55,9 +55,8 @@ const Const* aggregate_const_arg(List* args, int i);
 // of an aggregate that builds a filter sized by constant arguments (bloom_agg,
 // cbf_agg). A parallel worker's partial state reaches the leader as about six
 // copies of the whole filter made by PostgreSQL (the worker's tuple, the
-// queue, the leader's tuple and slot, the first state), into fresh memory: on
-// the benchmark machine a 64 MiB cbf_agg ran 2.3x slower in parallel than
-// serially (bench/README, "Parallel plans of large filter aggregates"). So a
+// queue, the leader's tuple and slot, the first state), into fresh memory,
+// which for a large filter costs more than the workers save. So a
 // combine call costs sketchshare.partial_state_page_cost per 8 kB page of the
 // state that state_bytes (0: unknown) computes from the aggregate's arguments,
 // averaged over the query's calls of the aggregate, besides its cpu_operator_cost.

@@ -70,9 +70,10 @@ varlena* new_value(const cbf::Geometry& g) {
 inline uint8_t* counters_of(varlena* flat) { return payload(flat) + cbf::kHeaderBytes; }
 
 // Counters of this many bytes or more are far beyond the caches: there
-// cbf_agg gathers its adds by region (cbf_regions.hpp), which took 36-45% of
-// add_many's time for 10M items into 64 MiB, half at 16 MiB, and as long at
-// 8 MiB (bench/README.md, "Adds gathered by region for cbf_agg").
+// cbf_agg gathers its adds by region (cbf_regions.hpp), which turns k random
+// memory accesses per item into sequential passes; below it, where the
+// last-level cache holds much of the filter, the random accesses cost no more
+// (bench/core/cbf_regions_bench compares the two).
 constexpr size_t kRegionsMinBytes = size_t(16) << 20;
 
 struct CbfFilter {
@@ -96,11 +97,9 @@ struct CbfFilter {
         if (regions.ready()) regions.apply(counters_of(flat));
     }
 
-    // The region batch, once the state has taken m / 1024 items (131072 for
-    // 64 MiB): below that, add_many costs little more than the batch's pass
-    // over the counters (into 64 MiB, 32768 items took 1.9 ms with add_many
-    // and 2.5 ms with a batch; 131072 took 7.5 and 3.9 ms), and small groups
-    // need no batch memory. A batch holds m / 16 probes (2 bytes each: a
+    // The region batch, once the state has taken m / 1024 items: below
+    // that, add_many's random accesses cost less than the batch's pass over
+    // all the counters, and small groups need no batch memory. A batch holds m / 16 probes (2 bytes each: a
     // quarter of the counter bytes, 16 MiB for 64 MiB). Without the memory,
     // add_many goes on.
     void start_regions() {
