@@ -250,6 +250,37 @@ SELECT substring((SELECT u FROM reservoir_values)::bytea FROM 1 FOR 40)::reservo
 SELECT overlay((SELECT u FROM reservoir_values)::bytea PLACING '\x09' FROM 1)::reservoir;
 SELECT overlay((SELECT w FROM reservoir_values)::bytea PLACING '\x3ff0000000000000' FROM 26)::reservoir;
 SELECT overlay((SELECT u FROM reservoir_values)::bytea PLACING '\x00000009' FROM 3)::reservoir;
+-- malformed input of every kind is 22P03 (binary) or 22P02 (text), named
+-- with its SQLSTATE: never a protocol error (08P01), never a truncated field
+CREATE FUNCTION reservoir_input_error(query text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    state text;
+    detail text;
+BEGIN
+    EXECUTE query;
+    RETURN 'accepted';
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, detail = PG_EXCEPTION_DETAIL;
+    RETURN state || ': ' || SQLERRM || coalesce(' (' || nullif(detail, '') || ')', '');
+END $$;
+-- an item whose declared length holds a byte its type's receive function
+-- leaves unread (the last bigint of u declared 9 bytes long, one byte added)
+SELECT reservoir_input_error(format('SELECT %L::bytea::reservoir',
+    substring(b FROM 1 FOR length(b) - 12) || '\x00000009'::bytea || substring(b FROM length(b) - 7) || '\x00'::bytea))
+FROM (SELECT u::bytea AS b FROM reservoir_values) q;
+-- the item type name without its terminating NUL; a header cut short
+SELECT reservoir_input_error($q$SELECT '\x0100000000030000000000000000626967696e74'::bytea::reservoir$q$);
+SELECT reservoir_input_error($q$SELECT '\x0100000000030000000000000000626967696e7400000000'::bytea::reservoir$q$);
+-- 10M items declared in 30 bytes (uniform and weighted): refused before
+-- anything is allocated for them
+SELECT reservoir_input_error($q$SELECT '\x0100009896800000000000989680696e740000989680aaaaaaaaaaaaaaaa'::bytea::reservoir$q$);
+SELECT reservoir_input_error($q$SELECT '\x0101009896800000000000989680696e740000989680aaaaaaaaaaaaaaaa'::bytea::reservoir$q$);
+-- a version beyond 32 bits is not version 1
+SELECT reservoir_input_error($q$SELECT '{"version": 4294967297, "type": "integer", "k": 3, "seen": 0, "weighted": false, "items": []}'::reservoir$q$);
+SELECT reservoir_input_error($q$SELECT '{"version": 1, "type": "integer", "k": 4294967299, "seen": 0, "weighted": false, "items": []}'::reservoir$q$);
+-- a NaN key
+SELECT reservoir_input_error($q$SELECT '{"version": 1, "type": "integer", "k": 3, "seen": 1, "weighted": true, "items": ["1"], "keys": ["NaN"]}'::reservoir$q$);
+DROP FUNCTION reservoir_input_error(text);
 
 DROP TABLE reservoir_values, reservoir_trials, reservoir_groups;
 DROP FUNCTION reservoir_chi2(anyarray);

@@ -22,6 +22,7 @@
 
 #include "../core/hash.hpp"
 #include "../core/reservoir.hpp"
+#include "../core/reservoir_format.hpp"
 #include "agg_state.hpp"
 #include "guard.hpp"
 #include "module.hpp"
@@ -61,7 +62,6 @@ namespace {
 constexpr uint32 kMagic = 0x31565352;  // "RSV1"
 constexpr uint8 kVersion = 1;
 constexpr uint8 kFlagWeighted = 1;
-constexpr uint8 kBinaryVersion = 1;
 
 struct Flat {
     int32 vl_len_;
@@ -555,13 +555,18 @@ Oid type_from_name(const char* name, int errcode_value) {
     pg_unreachable();
 }
 
-// Checks the fields every external form carries.
-void check_header(int version, int flags, int64 k, int64 seen, int64 count, void (*bad)(const char*)) {
-    if (version != 1) bad("Unsupported version.");
-    if (flags != 0 && flags != 1) bad("Unknown flags.");
-    if (k < 1 || k > rsv::kMaxK) bad("k must be between 1 and 10000000.");
-    if (seen < 0) bad("\"seen\" must not be negative.");
-    if (count != (seen < k ? seen : k)) bad("The number of items must be min(seen, k).");
+// Runs a core decoder; what it refuses becomes `bad` with the decoder's
+// sentence as the detail. The decoders throw only sketch::Error.
+template <typename F>
+auto decoded(F&& f, void (*bad)(const char*)) -> decltype(f()) {
+    char detail[256];
+    try {
+        return f();
+    } catch (const sketch::Error& e) {
+        strlcpy(detail, e.what(), sizeof detail);
+    }
+    bad(detail);
+    pg_unreachable();
 }
 
 bool json_key(Jsonb* jb, const char* key, JsonbValue* out) {
@@ -825,7 +830,8 @@ SKETCH_FUNCTION(reservoir_in) {
     char* type_name = pnstrdup(v.val.string.val, v.val.string.len);
     JsonbContainer* items_json = json_array(jb, "items");
     const int64 count = JsonContainerSize(items_json);
-    check_header(static_cast<int>(version), weighted ? 1 : 0, k, seen, count, bad_text);
+    decoded([&] { rsv::check_envelope(version, weighted ? 1 : 0, k, seen, count, sketch::Errc::invalid_text); },
+            bad_text);
     const Elem elem = elem_for(type_from_name(type_name, ERRCODE_INVALID_TEXT_REPRESENTATION));
     Oid input, ioparam;
     getTypeInputInfo(elem.type, &input, &ioparam);
@@ -852,7 +858,7 @@ SKETCH_FUNCTION(reservoir_in) {
                                                                                             key->val.string.len))));
             else
                 bad_text("Keys must be numbers.");
-            if (std::isnan(x) || x > 0.0) bad_text("Keys are logarithms of numbers in (0, 1]: they must be <= 0.");
+            decoded([&] { rsv::check_key(x, sketch::Errc::invalid_text); }, bad_text);
             keys[i] = x;
         }
     } else if (json_key(jb, "keys", &v)) {
@@ -878,8 +884,8 @@ bytea* send_value(Datum d) {
     fmgr_info(send, &flinfo);
     StringInfoData buf;
     pq_begintypsend(&buf);
-    pq_sendbyte(&buf, kBinaryVersion);
-    pq_sendbyte(&buf, v.weighted ? 1 : 0);
+    pq_sendbyte(&buf, rsv::kExternalVersion);
+    pq_sendbyte(&buf, v.weighted ? rsv::kExternalWeighted : 0);
     pq_sendint32(&buf, v.k);
     pq_sendint64(&buf, v.seen);
     pq_sendstring(&buf, type_name_of(v.elem.type));
@@ -893,51 +899,43 @@ bytea* send_value(Datum d) {
     return pq_endtypsend(&buf);
 }
 
-int64 remaining(StringInfo buf) { return buf->len - buf->cursor; }
-
-Datum receive_value(StringInfo buf) {
-    if (remaining(buf) < 1 + 1 + 4 + 8 + 1 + 4) bad_binary("Too short.");
-    const int version = pq_getmsgbyte(buf);
-    const int flags = pq_getmsgbyte(buf);
-    const int64 k = static_cast<int32>(pq_getmsgint(buf, 4));
-    const int64 seen = pq_getmsgint64(buf);
-    const char* type_name = pq_getmsgstring(buf);
-    if (remaining(buf) < 4) bad_binary("Too short.");
-    const int64 count = static_cast<int32>(pq_getmsgint(buf, 4));
-    check_header(version, flags, k, seen, count, bad_binary);
-    const bool weighted = flags == 1;
+// The binary form in data[0..len), validated whole by the core before
+// anything is allocated for its items; each item then goes through its
+// type's receive function, which must read every byte it was given.
+Datum receive_value(char* data, int len) {
+    const uint8* bytes = reinterpret_cast<const uint8*>(data);
+    const rsv::BinaryHeader h = decoded([&] { return rsv::read_binary(bytes, static_cast<size_t>(len)); }, bad_binary);
+    char* type_name = pg_client_to_server(h.type_name, static_cast<int>(strlen(h.type_name)));
     const Elem elem = elem_for(type_from_name(type_name, ERRCODE_INVALID_BINARY_REPRESENTATION));
     Oid receive, ioparam;
     getTypeBinaryInputInfo(elem.type, &receive, &ioparam);
     FmgrInfo flinfo;
     fmgr_info(receive, &flinfo);
-    Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * (count + 1)));
-    double* keys = weighted ? static_cast<double*>(palloc(sizeof(double) * (count + 1))) : nullptr;
-    for (int64 i = 0; i < count; ++i) {
-        if (weighted) {
-            if (remaining(buf) < 8) bad_binary("Truncated key.");
-            const double x = pq_getmsgfloat8(buf);
-            if (std::isnan(x) || x > 0.0) bad_binary("Keys are logarithms of numbers in (0, 1]: they must be <= 0.");
-            keys[i] = x;
-        }
-        if (remaining(buf) < 4) bad_binary("Truncated item length.");
-        const int32 len = static_cast<int32>(pq_getmsgint(buf, 4));
-        if (len < 0 || len > remaining(buf)) bad_binary("Item length out of range.");
-        // As array_recv does: point a StringInfo at the item's bytes, with
-        // the terminating NUL convention kept by borrowing the next byte.
-        StringInfoData item;
-        item.data = &buf->data[buf->cursor];
-        item.maxlen = len + 1;
-        item.len = len;
-        item.cursor = 0;
-        buf->cursor += len;
-        const char saved = buf->data[buf->cursor];
-        buf->data[buf->cursor] = '\0';
-        items[i] = ReceiveFunctionCall(&flinfo, &item, ioparam, -1);
-        buf->data[buf->cursor] = saved;
+    Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * (h.count + 1)));
+    double* keys = h.weighted ? static_cast<double*>(palloc(sizeof(double) * (h.count + 1))) : nullptr;
+    size_t pos = h.items_offset;
+    for (int32 i = 0; i < h.count; ++i) {
+        const rsv::BinaryItem item = rsv::next_binary_item(bytes, pos, h.weighted);
+        if (keys) keys[i] = item.key;
+        // As array_recv does: a StringInfo over the item's bytes, the
+        // terminating NUL convention kept by borrowing the next byte (the
+        // caller's buffer always has one past its end).
+        StringInfoData buf;
+        buf.data = data + item.offset;
+        buf.len = static_cast<int>(item.length);
+        buf.maxlen = buf.len + 1;
+        buf.cursor = 0;
+        const char saved = buf.data[buf.len];
+        buf.data[buf.len] = '\0';
+        items[i] = ReceiveFunctionCall(&flinfo, &buf, ioparam, -1);
+        buf.data[buf.len] = saved;
+        if (buf.cursor != buf.len)
+            ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+                            errmsg("invalid binary data for type reservoir"),
+                            errdetail("Item %d is %d bytes long, but its type's receive function read %d.", i + 1,
+                                      buf.len, buf.cursor)));
     }
-    if (remaining(buf) != 0) bad_binary("Trailing bytes.");
-    return flat_build(elem, weighted, static_cast<int32>(k), seen, static_cast<int32>(count), items, keys);
+    return flat_build(elem, h.weighted, h.k, h.seen, h.count, items, keys);
 }
 
 }  // namespace
@@ -946,18 +944,19 @@ SKETCH_FUNCTION(reservoir_send) { PG_RETURN_BYTEA_P(send_value(PG_GETARG_DATUM(0
 
 SKETCH_FUNCTION(reservoir_recv) {
     StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
-    PG_RETURN_DATUM(receive_value(buf));
+    // The whole message is the value (record_recv and array_recv hand over
+    // just the field's bytes).
+    char* data = buf->data + buf->cursor;
+    const int len = buf->len - buf->cursor;
+    buf->cursor = buf->len;
+    PG_RETURN_DATUM(receive_value(data, len));
 }
 
 SKETCH_FUNCTION(reservoir_from_bytea) {
     bytea* b = PG_GETARG_BYTEA_P(0);
-    StringInfoData buf;
     const int len = VARSIZE(b) - VARHDRSZ;
-    buf.data = static_cast<char*>(palloc(len + 1));
-    memcpy(buf.data, VARDATA(b), len);
-    buf.data[len] = '\0';
-    buf.len = len;
-    buf.maxlen = len + 1;
-    buf.cursor = 0;
-    PG_RETURN_DATUM(receive_value(&buf));
+    char* data = static_cast<char*>(palloc(len + 1));
+    memcpy(data, VARDATA(b), len);
+    data[len] = '\0';
+    PG_RETURN_DATUM(receive_value(data, len));
 }
