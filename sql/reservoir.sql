@@ -185,6 +185,84 @@ SELECT reservoir_stats('{"version": 1, "type": "text", "k": 2, "seen": 2, "weigh
 CREATE TYPE reservoir_test_mood AS ENUM ('sad', 'ok', 'happy');
 SELECT reservoir_agg('ok'::reservoir_test_mood, 2)::text AS enum_by_name;
 
+-- Items of a type that DDL can drop or change (any type not built in) are
+-- kept in their text form, so a stored value outlives DROP TYPE and ALTER
+-- TYPE: while its type exists with the structure it had, it reads as that
+-- type; once the type is gone or its structure changed, as text.
+CREATE TYPE reservoir_test_gone AS ENUM ('red', 'green');
+CREATE TYPE reservoir_test_shape AS (x int, label text);
+CREATE TABLE reservoir_kept AS
+SELECT 'enum' AS name, reservoir_agg(c, 3) AS r
+FROM unnest(ARRAY['green', 'red']::reservoir_test_gone[]) c
+UNION ALL
+SELECT 'composite', reservoir_agg(ROW(x, 'n' || x)::reservoir_test_shape, 5) FROM generate_series(1, 3) x
+UNION ALL
+SELECT 'weighted', reservoir_agg(ROW(x, 'w' || x)::reservoir_test_shape, 2, x) FROM generate_series(1, 2) x;
+SELECT array(SELECT (s).label FROM unnest(reservoir_items(r, NULL::reservoir_test_shape)) s ORDER BY 1) AS typed
+FROM reservoir_kept WHERE name = 'composite';
+-- built in parallel: the workers flatten their partial states, text forms
+-- and all
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT reservoir_agg(ROW(x, 'g' || x)::reservoir_test_shape, 4) FROM reservoir_groups;
+SELECT reservoir_count(r) AS n, reservoir_seen(r) AS seen,
+       (SELECT bool_and((s).label = 'g' || (s).x) FROM unnest(reservoir_items(r, NULL::reservoir_test_shape)) s) AS intact
+FROM (SELECT reservoir_agg(ROW(x, 'g' || x)::reservoir_test_shape, 4) AS r FROM reservoir_groups) q;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+-- a renamed type, or an enum with a value added, still reads as the type
+ALTER TYPE reservoir_test_shape RENAME TO reservoir_test_shape2;
+ALTER TYPE reservoir_test_gone ADD VALUE 'blue';
+SELECT array(SELECT (s).x FROM unnest(reservoir_items(r, NULL::reservoir_test_shape2)) s ORDER BY 1) AS renamed,
+       reservoir_stats(r) ->> 'type' AS type
+FROM reservoir_kept WHERE name = 'composite';
+SELECT array(SELECT c FROM unnest(reservoir_items(r, NULL::reservoir_test_gone)) c ORDER BY 1) AS enum_items
+FROM reservoir_kept WHERE name = 'enum';
+-- dropped: the items read as text, and the value's text form is that of a
+-- reservoir of text (what pg_dump writes, and restores)
+DROP TYPE reservoir_test_gone;
+SELECT array(SELECT c FROM unnest(reservoir_items(r, NULL::text)) c ORDER BY 1) AS enum_as_text,
+       reservoir_stats(r) ->> 'type' AS type, reservoir_seen(r) AS seen
+FROM reservoir_kept WHERE name = 'enum';
+SELECT r::text::reservoir::text = r::text AS text_round_trip, r::bytea::reservoir::text = r::text AS binary_round_trip,
+       (SELECT array_agg(c ORDER BY c) FROM jsonb_array_elements_text(r::text::jsonb -> 'items') c) AS items
+FROM reservoir_kept WHERE name = 'enum';
+SELECT reservoir_items(r, NULL::int) FROM reservoir_kept WHERE name = 'enum';
+-- its structure changed (an attribute added): the items as they were stored
+ALTER TYPE reservoir_test_shape2 ADD ATTRIBUTE extra date;
+SELECT name, array(SELECT c FROM unnest(reservoir_items(r, NULL::text)) c ORDER BY 1) AS as_text,
+       reservoir_stats(r) ->> 'type' AS type, reservoir_stats(r) ->> 'weighted' AS weighted
+FROM reservoir_kept WHERE name IN ('composite', 'weighted') ORDER BY name;
+SELECT reservoir_count(reservoir_union_agg(r)) AS merged_as_text FROM reservoir_kept WHERE name IN ('composite', 'enum');
+-- a new value of the changed type reads as the type; merging it with one
+-- stored before the change is merging different item types
+SELECT (reservoir_items(reservoir_agg(ROW(1, 'a', '2024-01-02')::reservoir_test_shape2, 1), NULL::reservoir_test_shape2))[1] AS new_value;
+SELECT reservoir_union_agg(r) FROM (
+    SELECT r FROM reservoir_kept WHERE name = 'composite'
+    UNION ALL SELECT reservoir_agg(ROW(1, 'a', NULL)::reservoir_test_shape2, 5)) q;
+-- the text forms are written and read under fixed settings (those pg_dump
+-- uses), so a session's DateStyle or extra_float_digits changes nothing
+CREATE TYPE reservoir_test_when AS (d date, f float8, i interval);
+SET DateStyle = 'SQL, DMY';
+SET IntervalStyle = 'sql_standard';
+SET extra_float_digits = -3;
+CREATE TABLE reservoir_when AS
+SELECT array_agg(v) AS plain, reservoir_agg(v, 2) AS r
+FROM (VALUES (ROW('01/02/2024', 0.1::float8 + 0.2::float8, '-1 day 2 hours')::reservoir_test_when)) q(v);
+SET DateStyle = 'ISO, MDY';
+SET IntervalStyle = 'postgres';
+SET extra_float_digits = 0;
+SELECT reservoir_items(r, NULL::reservoir_test_when) = plain AS same_value, (plain[1]).d AS d FROM reservoir_when;
+RESET DateStyle;
+RESET IntervalStyle;
+SET extra_float_digits = 0;
+DROP TABLE reservoir_kept, reservoir_when;
+DROP TYPE reservoir_test_shape2, reservoir_test_when;
+
 -- union: exact, k = the smallest k
 SELECT reservoir_seen(r), reservoir_count(r), reservoir_stats(r) -> 'k' AS k
 FROM (SELECT reservoir_union_agg(r) AS r FROM (

@@ -1,12 +1,18 @@
 // The reservoir type and the sampling aggregates.
 //
 // Storage forms of one reservoir:
-//  * flat: the varlena stored in tables (layout below). Elements are kept as
-//    PostgreSQL stores array elements (raw datum bytes, aligned by the
-//    element type), and the element type by OID, like arrays do; the text
-//    and binary I/O (what dump/restore, COPY, Citus and bytea casts see)
-//    name the element type and carry each element through the element
-//    type's own text or binary I/O, so values survive dump/restore.
+//  * flat: the varlena stored in tables (layout below). Elements of a
+//    built-in (pinned) type are kept as PostgreSQL stores array elements
+//    (raw datum bytes, aligned by the element type), and the element type by
+//    OID, like arrays do. Elements of any other type, which DDL can drop or
+//    change under a stored value that records no dependency on it, are kept
+//    as their text form, with a digest of the type's shape: while the type
+//    exists with that shape they read back through its input function;
+//    once it is gone or its shape changed, the value reads as a reservoir of
+//    text (see stored_of and live_item_type). The text and binary I/O (what
+//    dump/restore, COPY, Citus and bytea casts see) name the element type
+//    and carry each element through the element type's own text or binary
+//    I/O, so values survive dump/restore.
 //  * expanded: the aggregate state. An ExpandedObjectHeader in its own
 //    memory context (a child of the aggregate context): nodeAgg adopts a
 //    read/write expanded state returned by the transition function without
@@ -31,6 +37,8 @@
 extern "C" {
 #include "access/parallel.h"
 #include "access/tupmacs.h"
+#include "catalog/catalog.h"
+#include "catalog/pg_type.h"
 #include "catalog/pg_type_d.h"
 #include "common/jsonapi.h"
 #include "libpq/pqformat.h"
@@ -44,8 +52,11 @@ extern "C" {
 #include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
+#include "utils/syscache.h"
+#include "utils/typcache.h"
 }
 
 namespace rsv = sketch::reservoir;
@@ -58,10 +69,13 @@ namespace {
 //   double keys[count]        weighted only: log-key of each slot
 //   items                     count elements, each aligned by the element
 //                             type's typalign relative to the header start
-//                             (the value is 8-aligned: ALIGNMENT = double)
+//                             (the value is 8-aligned: ALIGNMENT = double);
+//                             with kFlagTextItems, count text values laid
+//                             out as text's (typlen etc. are text's)
 constexpr uint32 kMagic = 0x31565352;  // "RSV1"
 constexpr uint8 kVersion = 1;
 constexpr uint8 kFlagWeighted = 1;
+constexpr uint8 kFlagTextItems = 2;
 
 struct Flat {
     int32 vl_len_;
@@ -75,6 +89,7 @@ struct Flat {
     int16 reserved;
     int32 k;
     int32 count;
+    uint32 shape;  // kFlagTextItems: type_shape of elemtype when stored; else 0
     int64 seen;
 };
 static_assert(sizeof(Flat) == 40, "flat header layout");
@@ -88,13 +103,14 @@ struct Elem {
 
 // A read-only look at a reservoir in either form.
 struct View {
-    Elem elem;
+    Elem elem;  // the type the items read as
     bool weighted;
     int32 k;
     int32 count;
     int64 seen;
-    Datum* items;        // count datums
+    Datum* items;        // count datums of elem's type, unless untyped
     const double* keys;  // count keys, weighted only
+    bool untyped;        // items are text values holding their text forms
 };
 
 // ---- the expanded form ----
@@ -110,6 +126,12 @@ struct Expanded {
     rsv::Rng rng;
     rsv::UniformSampler uniform;
     rsv::WeightedSampler wsampler;
+    // Between expanded_flat_size and expanded_flatten_into: the text forms
+    // computed for the flat value (items of a type stored as text), in a
+    // context of their own; dropped when the state changes.
+    MemoryContext flat_cxt;
+    Datum* flat_texts;
+    uint32 flat_shape;
 
     int64 seen() const { return weighted ? wsampler.seen() : uniform.seen(); }
     int32 count() const { return static_cast<int32>(weighted ? wsampler.count() : uniform.count()); }
@@ -132,6 +154,142 @@ Elem elem_for(Oid type) {
     return e;
 }
 
+// ---- items kept as text ----
+
+const Elem& text_elem() {
+    static const Elem e = {TEXTOID, -1, false, TYPALIGN_INT};
+    return e;
+}
+
+// Built-in types can be neither dropped nor altered; any other type can be,
+// and a value in a column records no dependency on its item type.
+bool stored_as_text(Oid type) { return !IsPinnedObject(TypeRelationId, type); }
+
+// Appends what decides whether a text form written for `type` reads back as
+// the same value: the OIDs of the types it is made of, the typmods and the
+// live attributes of composites, through domains, arrays and ranges. Built-in
+// types end the walk (they never change); an enum's labels are left out, so
+// adding a value keeps stored reservoirs of the enum readable.
+void append_shape(StringInfo buf, Oid type, int32 typmod) {
+    check_stack_depth();
+    appendBinaryStringInfo(buf, reinterpret_cast<const char*>(&type), sizeof type);
+    appendBinaryStringInfo(buf, reinterpret_cast<const char*>(&typmod), sizeof typmod);
+    if (!stored_as_text(type)) return;
+    HeapTuple tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(type));
+    if (!HeapTupleIsValid(tuple)) {
+        appendStringInfoChar(buf, '-');
+        return;
+    }
+    const Form_pg_type t = reinterpret_cast<Form_pg_type>(GETSTRUCT(tuple));
+    const char typtype = t->typtype;
+    const Oid base = t->typbasetype;
+    const int32 base_typmod = t->typtypmod;
+    const Oid element = t->typelem;
+    const int16 typlen = t->typlen;
+    ReleaseSysCache(tuple);
+    appendStringInfoChar(buf, typtype);
+    switch (typtype) {
+        case TYPTYPE_DOMAIN:
+            append_shape(buf, base, base_typmod);
+            break;
+        case TYPTYPE_COMPOSITE: {
+            TupleDesc desc = lookup_rowtype_tupdesc(type, -1);
+            appendStringInfoChar(buf, '(');
+            for (int i = 0; i < desc->natts; ++i) {
+                const Form_pg_attribute att = TupleDescAttr(desc, i);
+                if (!att->attisdropped) append_shape(buf, att->atttypid, att->atttypmod);
+            }
+            appendStringInfoChar(buf, ')');
+            ReleaseTupleDesc(desc);
+            break;
+        }
+        case TYPTYPE_RANGE:
+            append_shape(buf, get_range_subtype(type), -1);
+            break;
+        case TYPTYPE_MULTIRANGE:
+            append_shape(buf, get_multirange_range(type), -1);
+            break;
+        default:
+            if (OidIsValid(element) && typlen == -1) append_shape(buf, element, -1);  // an array
+    }
+}
+
+uint32 type_shape(Oid type) {
+    StringInfoData buf;
+    initStringInfo(&buf);
+    append_shape(&buf, type, -1);
+    const sketch::Hash128 h = sketch::hash_bytes(buf.data, static_cast<size_t>(buf.len));
+    pfree(buf.data);
+    return static_cast<uint32>(h.lo ^ (h.lo >> 32));
+}
+
+// Stored text forms are written and read under pg_dump's settings, so a
+// session's DateStyle, IntervalStyle or extra_float_digits cannot change
+// what they say. Returns the GUC nest level to pop with AtEOXact_GUC (an
+// error pops it with the transaction, as for a function's SET clause).
+int canonical_settings() {
+    const int level = NewGUCNestLevel();
+    const GucContext context = superuser() ? PGC_SUSET : PGC_USERSET;
+    set_config_option("datestyle", "ISO", context, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+    set_config_option("intervalstyle", "postgres", context, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+    set_config_option("extra_float_digits", "3", context, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+    return level;
+}
+
+// The text forms of items of type e, as text values.
+Datum* items_to_text(const Elem& e, int32 count, const Datum* items) {
+    Oid output;
+    bool varlena;
+    getTypeOutputInfo(e.type, &output, &varlena);
+    FmgrInfo flinfo;
+    fmgr_info(output, &flinfo);
+    Datum* texts = static_cast<Datum*>(palloc(sizeof(Datum) * (count + 1)));
+    const int level = canonical_settings();
+    for (int32 i = 0; i < count; ++i) {
+        char* cstring = OutputFunctionCall(&flinfo, items[i]);
+        texts[i] = PointerGetDatum(cstring_to_text(cstring));
+        pfree(cstring);
+    }
+    AtEOXact_GUC(true, level);
+    return texts;
+}
+
+// Items of type e read back from their text forms.
+Datum* items_from_text(const Elem& e, int32 count, const Datum* texts) {
+    Oid input, ioparam;
+    getTypeInputInfo(e.type, &input, &ioparam);
+    FmgrInfo flinfo;
+    fmgr_info(input, &flinfo);
+    Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * (count + 1)));
+    const int level = canonical_settings();
+    for (int32 i = 0; i < count; ++i)
+        items[i] = InputFunctionCall(&flinfo, text_to_cstring(DatumGetTextPP(texts[i])), ioparam, -1);
+    AtEOXact_GUC(true, level);
+    return items;
+}
+
+// The type the text items of a flat value read as: its item type while
+// that exists with the shape it had when the value was written, else text.
+Oid live_item_type(Oid type, uint32 shape) {
+    if (!SearchSysCacheExists1(TYPEOID, ObjectIdGetDatum(type)) || type_shape(type) != shape) return TEXTOID;
+    return type;
+}
+
+// What a flat value holds for items of type `type`: the items themselves,
+// laid out as `layout` (the item type's own, or text's).
+struct Stored {
+    Oid type;
+    Elem layout;
+    const Datum* items;
+    bool as_text;
+    uint32 shape;
+};
+
+Stored stored_of(const Elem& e, int32 count, const Datum* items) {
+    if (!stored_as_text(e.type)) return {e.type, e, items, false, 0};
+    return {e.type, text_elem(), items_to_text(e, count, items), true, type_shape(e.type)};
+}
+
 // ---- sizes and the flat writer ----
 
 Size keys_offset() { return sizeof(Flat); }
@@ -140,11 +298,12 @@ Size items_offset(bool weighted, int32 count) {
     return sizeof(Flat) + (weighted ? sizeof(double) * static_cast<Size>(count) : 0);
 }
 
-Size flat_size_of(const Elem& e, bool weighted, int32 count, const Datum* items) {
+Size flat_size_of(const Stored& s, bool weighted, int32 count) {
+    const Elem& e = s.layout;
     Size off = items_offset(weighted, count);
     for (int32 i = 0; i < count; ++i) {
         off = att_align_nominal(off, e.align);
-        off = att_addlength_datum(off, e.len, items[i]);
+        off = att_addlength_datum(off, e.len, s.items[i]);
         if (off > MaxAllocSize)
             ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                             errmsg("reservoir too large: its items exceed the 1 GB limit of a value")));
@@ -152,73 +311,121 @@ Size flat_size_of(const Elem& e, bool weighted, int32 count, const Datum* items)
     return off;
 }
 
-void flat_write(char* base, Size size, const Elem& e, bool weighted, int32 k, int64 seen, int32 count,
-                const Datum* items, const double* keys) {
+void flat_write(char* base, Size size, const Stored& s, bool weighted, int32 k, int64 seen, int32 count,
+                const double* keys) {
+    const Elem& e = s.layout;
     memset(base, 0, size);
     Flat* f = reinterpret_cast<Flat*>(base);
     SET_VARSIZE(f, size);
     f->magic = kMagic;
     f->version = kVersion;
-    f->flags = weighted ? kFlagWeighted : 0;
+    f->flags = (weighted ? kFlagWeighted : 0) | (s.as_text ? kFlagTextItems : 0);
     f->typlen = e.len;
-    f->elemtype = e.type;
+    f->elemtype = s.type;
     f->typbyval = e.byval;
     f->typalign = e.align;
     f->k = k;
     f->count = count;
+    f->shape = s.shape;
     f->seen = seen;
     if (weighted) memcpy(base + keys_offset(), keys, sizeof(double) * static_cast<Size>(count));
     Size off = items_offset(weighted, count);
     for (int32 i = 0; i < count; ++i) {
         off = att_align_nominal(off, e.align);
         char* dst = base + off;
+        const Datum item = s.items[i];
         if (e.byval) {
-            store_att_byval(dst, items[i], e.len);
+            store_att_byval(dst, item, e.len);
         } else if (e.len == -1) {
-            memcpy(dst, DatumGetPointer(items[i]), VARSIZE_ANY(DatumGetPointer(items[i])));
+            memcpy(dst, DatumGetPointer(item), VARSIZE_ANY(DatumGetPointer(item)));
         } else if (e.len == -2) {
-            memcpy(dst, DatumGetPointer(items[i]), strlen(DatumGetCString(items[i])) + 1);
+            memcpy(dst, DatumGetPointer(item), strlen(DatumGetCString(item)) + 1);
         } else {
-            memcpy(dst, DatumGetPointer(items[i]), e.len);
+            memcpy(dst, DatumGetPointer(item), e.len);
         }
-        off = att_addlength_datum(off, e.len, items[i]);
+        off = att_addlength_datum(off, e.len, item);
     }
 }
 
 Datum flat_build(const Elem& e, bool weighted, int32 k, int64 seen, int32 count, const Datum* items,
                  const double* keys) {
-    const Size size = flat_size_of(e, weighted, count, items);
+    const Stored s = stored_of(e, count, items);
+    const Size size = flat_size_of(s, weighted, count);
     char* base = static_cast<char*>(palloc(size));
-    flat_write(base, size, e, weighted, k, seen, count, items, keys);
+    flat_write(base, size, s, weighted, k, seen, count, keys);
     return PointerGetDatum(base);
+}
+
+void forget_flat_texts(Expanded* r) {
+    if (r->flat_cxt == nullptr) return;
+    MemoryContextDelete(r->flat_cxt);
+    r->flat_cxt = nullptr;
+    r->flat_texts = nullptr;
+}
+
+// The state's items as the flat value stores them. Text forms are computed
+// once for the size and the flattening that follows it (in a context of
+// their own, so what output functions leave behind goes with them).
+Stored stored_of_expanded(Expanded* r) {
+    if (!stored_as_text(r->elem.type)) return {r->elem.type, r->elem, r->items, false, 0};
+    if (r->flat_cxt == nullptr) {
+        r->flat_cxt = AllocSetContextCreate(r->hdr.eoh_context, "reservoir text forms", ALLOCSET_DEFAULT_SIZES);
+        MemoryContext old = MemoryContextSwitchTo(r->flat_cxt);
+        r->flat_texts = items_to_text(r->elem, r->count(), r->items);
+        r->flat_shape = type_shape(r->elem.type);
+        MemoryContextSwitchTo(old);
+    }
+    return {r->elem.type, text_elem(), r->flat_texts, true, r->flat_shape};
 }
 
 Size expanded_flat_size(ExpandedObjectHeader* eohptr) {
     Expanded* r = reinterpret_cast<Expanded*>(eohptr);
-    return flat_size_of(r->elem, r->weighted, r->count(), r->items);
+    return flat_size_of(stored_of_expanded(r), r->weighted, r->count());
 }
 
 void expanded_flatten_into(ExpandedObjectHeader* eohptr, void* result, Size allocated_size) {
     Expanded* r = reinterpret_cast<Expanded*>(eohptr);
-    flat_write(static_cast<char*>(result), allocated_size, r->elem, r->weighted, r->k, r->seen(), r->count(),
-               r->items, r->keys);
+    flat_write(static_cast<char*>(result), allocated_size, stored_of_expanded(r), r->weighted, r->k, r->seen(),
+               r->count(), r->keys);
+    forget_flat_texts(r);
 }
 
 // ---- reading a flat value, with validation ----
 
+// How the items of f are laid out: as its element type's (which must still
+// exist and be stored the same way) or, for text items, as text's.
+Elem stored_layout(const Flat* f) {
+    if (f->flags & kFlagTextItems) {
+        const Elem& e = text_elem();
+        if (e.len != f->typlen || e.byval != f->typbyval || e.align != f->typalign)
+            corrupted("Its text items are not laid out as text.");
+        return e;
+    }
+    if (get_typlen(f->elemtype) == 0) corrupted("Its element type no longer exists.");
+    const Elem e = elem_for(f->elemtype);
+    if (e.len != f->typlen || e.byval != f->typbyval || e.align != f->typalign)
+        corrupted("Its element type's storage has changed.");
+    return e;
+}
+
 // Checks everything a stored value could get wrong and fills v; items are
-// palloc'd datums pointing into f.
+// palloc'd datums pointing into f (text items: untyped, unless their type is
+// gone and they read as text).
 void view_of_flat(const Flat* f, View* v) {
     const Size size = VARSIZE(f);
     if (size < sizeof(Flat) || f->magic != kMagic) corrupted("Not a reservoir (bad magic or size).");
     if (f->version != kVersion) corrupted("Unsupported reservoir format version.");
-    if (f->flags & ~kFlagWeighted) corrupted("Unknown flags.");
+    if (f->flags & ~(kFlagWeighted | kFlagTextItems)) corrupted("Unknown flags.");
     if (f->k < 1 || f->k > rsv::kMaxK) corrupted("k out of range.");
     if (f->seen < 0 || f->count != (f->seen < f->k ? f->seen : f->k)) corrupted("Count is not min(seen, k).");
-    if (get_typlen(f->elemtype) == 0) corrupted("Its element type no longer exists.");
-    v->elem = elem_for(f->elemtype);
-    if (v->elem.len != f->typlen || v->elem.byval != f->typbyval || v->elem.align != f->typalign)
-        corrupted("Its element type's storage has changed.");
+    const Elem e = stored_layout(f);
+    v->elem = e;
+    v->untyped = false;
+    if (f->flags & kFlagTextItems) {
+        const Oid type = live_item_type(f->elemtype, f->shape);
+        v->untyped = type != TEXTOID;
+        if (v->untyped) v->elem = elem_for(type);
+    }
     v->weighted = (f->flags & kFlagWeighted) != 0;
     v->k = f->k;
     v->count = f->count;
@@ -233,7 +440,6 @@ void view_of_flat(const Flat* f, View* v) {
             if (std::isnan(v->keys[i]) || v->keys[i] > 0.0) corrupted("Invalid key.");
     }
     v->items = static_cast<Datum*>(palloc(sizeof(Datum) * (v->count > 0 ? v->count : 1)));
-    const Elem& e = v->elem;
     for (int32 i = 0; i < v->count; ++i) {
         off = att_align_nominal(off, e.align);
         if (off >= size) corrupted("Truncated items.");
@@ -264,9 +470,12 @@ Expanded* expanded_of(Datum d) {
     return reinterpret_cast<Expanded*>(eoh);
 }
 
-void view_of(Datum d, View* v) {
+// A look at d; with `typed`, its items are datums of v->elem's type (text
+// items converted back), else they may be untyped text forms.
+void view_of(Datum d, View* v, bool typed = true) {
     if (is_expanded(d)) {
         Expanded* r = expanded_of(d);
+        v->untyped = false;
         v->elem = r->elem;
         v->weighted = r->weighted;
         v->k = r->k;
@@ -283,6 +492,10 @@ void view_of(Datum d, View* v) {
         raw = copy;
     }
     view_of_flat(reinterpret_cast<const Flat*>(raw), v);
+    if (typed && v->untyped) {
+        v->items = items_from_text(v->elem, v->count, v->items);
+        v->untyped = false;
+    }
 }
 
 // ---- seeds ----
@@ -397,6 +610,7 @@ inline void expanded_add(Expanded* r, Datum value) {
     if (likely(slot < 0)) return;
     if (slot < before) free_item(r, r->items[slot]);
     r->items[slot] = copy_item(r, value);
+    forget_flat_texts(r);
 }
 
 inline void expanded_add_weighted(Expanded* r, Datum value, double weight) {
@@ -406,6 +620,7 @@ inline void expanded_add_weighted(Expanded* r, Datum value, double weight) {
     if (likely(slot < 0)) return;
     if (slot < before) free_item(r, r->items[slot]);
     r->items[slot] = copy_item(r, value);
+    forget_flat_texts(r);
 }
 
 // Merges o into r exactly (uniform: hypergeometric split; weighted: the k
@@ -423,6 +638,7 @@ void expanded_merge(Expanded* r, const View& o) {
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("cannot merge a weighted reservoir with a uniform one")));
     if (o.count == 0) return;
+    forget_flat_texts(r);
     const int32 k = r->k < o.k ? r->k : o.k;
     const int32 count_a = r->count();
     const int64 seen_a = r->seen();
@@ -721,7 +937,7 @@ SKETCH_FUNCTION(reservoir_agg_final) {
     Datum d = PG_GETARG_DATUM(0);
     if (is_expanded(d)) PG_RETURN_DATUM(datumCopy(d, false, -1));  // flattens
     View v;
-    view_of(d, &v);  // validates
+    view_of(d, &v, false);  // validates
     PG_RETURN_DATUM(datumCopy(PointerGetDatum(PG_DETOAST_DATUM(d)), false, -1));
 }
 
@@ -736,13 +952,13 @@ SKETCH_FUNCTION(reservoir_items) {
 
 SKETCH_FUNCTION(reservoir_seen) {
     View v;
-    view_of(PG_GETARG_DATUM(0), &v);
+    view_of(PG_GETARG_DATUM(0), &v, false);
     PG_RETURN_INT64(v.seen);
 }
 
 SKETCH_FUNCTION(reservoir_count) {
     View v;
-    view_of(PG_GETARG_DATUM(0), &v);
+    view_of(PG_GETARG_DATUM(0), &v, false);
     PG_RETURN_INT32(v.count);
 }
 
@@ -756,9 +972,10 @@ static void append_log_key(StringInfo buf, double key) {
 }
 
 SKETCH_FUNCTION(reservoir_stats) {
+    const Datum d = PG_GETARG_DATUM(0);
     View v;
-    view_of(PG_GETARG_DATUM(0), &v);
-    const Size bytes = flat_size_of(v.elem, v.weighted, v.count, v.items);
+    view_of(d, &v, false);
+    const Size bytes = is_expanded(d) ? EOH_get_flat_size(DatumGetEOHP(d)) : VARSIZE_ANY(PG_DETOAST_DATUM(d));
     StringInfoData buf;
     initStringInfo(&buf);
     appendStringInfo(&buf, "{\"k\": %d, \"seen\": " INT64_FORMAT ", \"count\": %d, \"weighted\": %s, \"type\": ", v.k,
@@ -784,9 +1001,11 @@ SKETCH_FUNCTION(reservoir_stats) {
 // {"version": 1, "type": "bigint", "k": 5, "seen": 20, "weighted": false,
 //  "items": ["3", "17", ...]}   plus "keys": [...] when weighted.
 
+// Text items go out as they were stored, so a value whose items no longer
+// read as their type (a domain's constraint tightened, say) still goes out.
 SKETCH_FUNCTION(reservoir_out) {
     View v;
-    view_of(PG_GETARG_DATUM(0), &v);
+    view_of(PG_GETARG_DATUM(0), &v, false);
     Oid output;
     bool varlena;
     getTypeOutputInfo(v.elem.type, &output, &varlena);
@@ -800,7 +1019,7 @@ SKETCH_FUNCTION(reservoir_out) {
                      v.weighted ? "true" : "false");
     for (int32 i = 0; i < v.count; ++i) {
         if (i) appendStringInfoString(&buf, ", ");
-        escape_json(&buf, OutputFunctionCall(&flinfo, v.items[i]));
+        escape_json(&buf, v.untyped ? text_to_cstring(DatumGetTextPP(v.items[i])) : OutputFunctionCall(&flinfo, v.items[i]));
     }
     appendStringInfoChar(&buf, ']');
     if (v.weighted) {
