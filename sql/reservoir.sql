@@ -222,6 +222,11 @@ SELECT array(SELECT (s).x FROM unnest(reservoir_items(r, NULL::reservoir_test_sh
 FROM reservoir_kept WHERE name = 'composite';
 SELECT array(SELECT c FROM unnest(reservoir_items(r, NULL::reservoir_test_gone)) c ORDER BY 1) AS enum_items
 FROM reservoir_kept WHERE name = 'enum';
+-- a renamed enum value is a change the shape does not see: reading the
+-- items as the type raises the enum's input error, their text form stays
+ALTER TYPE reservoir_test_gone RENAME VALUE 'red' TO 'crimson';
+SELECT reservoir_items(r, NULL::reservoir_test_gone) FROM reservoir_kept WHERE name = 'enum';
+SELECT r::text AS renamed_value_text, reservoir_count(r) FROM reservoir_kept WHERE name = 'enum';
 -- dropped: the items read as text, and the value's text form is that of a
 -- reservoir of text (what pg_dump writes, and restores)
 DROP TYPE reservoir_test_gone;
