@@ -13,9 +13,9 @@
 //   count items: [f64 log-key, weighted only] i32 length, then length bytes
 //       (the item type's binary form)
 //
-// The decoders throw sketch::Error (and nothing else) with a sentence saying
-// what is wrong; they allocate nothing, so a value that declares more items
-// than its bytes can hold is refused before anything is sized by the count.
+// The decoders throw sketch::Error with a sentence saying what is wrong.
+// They allocate nothing to decide, so a value that declares more items than
+// its bytes can hold is refused before anything is sized by the count.
 #pragma once
 
 #include <cstddef>

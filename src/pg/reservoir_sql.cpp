@@ -771,18 +771,24 @@ Oid type_from_name(const char* name, int errcode_value) {
     pg_unreachable();
 }
 
-// Runs a core decoder; what it refuses becomes `bad` with the decoder's
-// sentence as the detail. The decoders throw only sketch::Error.
+// Runs a core decoder; what it refuses (a sketch::Error) becomes `bad` with
+// the decoder's sentence as the detail, anything else the guard's error.
 template <typename F>
 auto decoded(F&& f, void (*bad)(const char*)) -> decltype(f()) {
-    char detail[256];
+    sketch_pg::PendingError pending;
+    bool refused = false;
     try {
         return f();
     } catch (const sketch::Error& e) {
-        strlcpy(detail, e.what(), sizeof detail);
+        sketch_pg::capture(pending, e);
+        refused = true;
+    } catch (const std::bad_alloc&) {
+        sketch_pg::capture(pending, ERRCODE_OUT_OF_MEMORY, "out of memory");
+    } catch (const std::exception& e) {
+        sketch_pg::capture(pending, ERRCODE_INTERNAL_ERROR, e.what());
     }
-    bad(detail);
-    pg_unreachable();
+    if (refused) bad(pending.message);
+    sketch_pg::raise(pending);
 }
 
 bool json_key(Jsonb* jb, const char* key, JsonbValue* out) {
