@@ -238,6 +238,11 @@ SELECT r::text::reservoir::text = r::text AS text_round_trip, r::bytea::reservoi
 FROM reservoir_kept WHERE name = 'enum';
 SELECT reservoir_items(r, NULL::int) FROM reservoir_kept WHERE name = 'enum';
 -- its structure changed (an attribute added): the items as they were stored
+CREATE TYPE reservoir_test_swap AS (x int, label text);
+INSERT INTO reservoir_kept SELECT 'swapped', reservoir_agg(ROW(1, 'one')::reservoir_test_swap, 2);
+ALTER TYPE reservoir_test_swap DROP ATTRIBUTE label, ADD ATTRIBUTE other text;
+SELECT reservoir_items(r, NULL::text) AS swapped_attribute, reservoir_stats(r) ->> 'type' AS type
+FROM reservoir_kept WHERE name = 'swapped';
 ALTER TYPE reservoir_test_shape2 ADD ATTRIBUTE extra date;
 SELECT name, array(SELECT c FROM unnest(reservoir_items(r, NULL::text)) c ORDER BY 1) AS as_text,
        reservoir_stats(r) ->> 'type' AS type, reservoir_stats(r) ->> 'weighted' AS weighted
@@ -266,7 +271,7 @@ RESET DateStyle;
 RESET IntervalStyle;
 SET extra_float_digits = 0;
 DROP TABLE reservoir_kept, reservoir_when;
-DROP TYPE reservoir_test_shape2, reservoir_test_when;
+DROP TYPE reservoir_test_shape2, reservoir_test_when, reservoir_test_swap;
 
 -- union: exact, k = the smallest k
 SELECT reservoir_seen(r), reservoir_count(r), reservoir_stats(r) -> 'k' AS k

@@ -167,9 +167,11 @@ bool stored_as_text(Oid type) { return !IsPinnedObject(TypeRelationId, type); }
 
 // Appends what decides whether a text form written for `type` reads back as
 // the same value: the OIDs of the types it is made of, the typmods and the
-// live attributes of composites, through domains, arrays and ranges. Built-in
-// types end the walk (they never change); an enum's labels are left out, so
-// adding a value keeps stored reservoirs of the enum readable.
+// live attributes of composites (by number, so that an attribute dropped and
+// another added in its place is a change), through domains, arrays and
+// ranges. Built-in types end the walk (they never change); an enum's labels
+// are left out, so adding a value keeps stored reservoirs of the enum
+// readable.
 void append_shape(StringInfo buf, Oid type, int32 typmod) {
     check_stack_depth();
     appendBinaryStringInfo(buf, reinterpret_cast<const char*>(&type), sizeof type);
@@ -197,7 +199,9 @@ void append_shape(StringInfo buf, Oid type, int32 typmod) {
             appendStringInfoChar(buf, '(');
             for (int i = 0; i < desc->natts; ++i) {
                 const Form_pg_attribute att = TupleDescAttr(desc, i);
-                if (!att->attisdropped) append_shape(buf, att->atttypid, att->atttypmod);
+                if (att->attisdropped) continue;
+                appendBinaryStringInfo(buf, reinterpret_cast<const char*>(&att->attnum), sizeof att->attnum);
+                append_shape(buf, att->atttypid, att->atttypmod);
             }
             appendStringInfoChar(buf, ')');
             ReleaseTupleDesc(desc);
