@@ -368,6 +368,15 @@ SELECT reservoir_input_error($q$SELECT '{"version": 4294967297, "type": "integer
 SELECT reservoir_input_error($q$SELECT '{"version": 1, "type": "integer", "k": 4294967299, "seen": 0, "weighted": false, "items": []}'::reservoir$q$);
 -- a NaN key
 SELECT reservoir_input_error($q$SELECT '{"version": 1, "type": "integer", "k": 3, "seen": 1, "weighted": true, "items": ["1"], "keys": ["NaN"]}'::reservoir$q$);
+-- the text form's JSON: escapes decoded in names and strings, and every
+-- malformation 22P02
+SELECT reservoir_items($j${"version": 1, "type": "t\u0065xt", "\u006b": 2, "seen": 1, "weighted": false, "items": ["\u00fc\ud83d\ude00 \"\/\\\t"]}$j$::reservoir, NULL::text) = ARRAY[E'\u00fc\U0001F600 "/\\\t'] AS escapes_decoded;
+SELECT reservoir_input_error($q$SELECT '{"version": 1, "type": "integer", "k": 3, "seen": 0, "weighted": false, "items": []} x'::reservoir$q$);
+SELECT reservoir_input_error($q$SELECT '{"version": 1, "type": "integer", "k": 3, "seen": 0, "weighted": false, "items": [],}'::reservoir$q$);
+SELECT reservoir_input_error($q$SELECT '{"version": 1, "type": "text", "k": 3, "seen": 1, "weighted": false, "items": ["\ude00"]}'::reservoir$q$);
+SELECT reservoir_input_error($q$SELECT '{"version": 1, "type": "text", "k": 3, "seen": 1, "weighted": false, "items": ["a]}'::reservoir$q$);
+SELECT reservoir_input_error($q$SELECT '{"version": 01, "type": "text", "k": 3, "seen": 0, "weighted": false, "items": []}'::reservoir$q$);
+SELECT reservoir_input_error($q$SELECT '{"version": 1, "type": "text", "k": 3, "seen": 1, "weighted": true, "items": ["a"], "keys": [-1e999]}'::reservoir$q$);
 DROP FUNCTION reservoir_input_error(text);
 
 DROP TABLE reservoir_values, reservoir_trials, reservoir_groups;

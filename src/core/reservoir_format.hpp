@@ -1,6 +1,7 @@
 // The envelope of a reservoir value's external forms: the fields every form
-// carries (version, flags, k, seen, the item count) and the binary form's
-// framing, decoded and validated without PostgreSQL. The items themselves
+// carries (version, flags, k, seen, the item count), the binary form's
+// framing and the text form's JSON, decoded and validated without
+// PostgreSQL. The items themselves
 // are the item type's business (its text or binary I/O, in src/pg).
 //
 // Binary form (send/recv, the bytea casts), integers in network byte order:
@@ -57,5 +58,67 @@ struct BinaryItem {
 
 // The item at `pos` of an input read_binary accepted; advances pos past it.
 BinaryItem next_binary_item(const uint8_t* data, size_t& pos, bool weighted);
+
+// Text form (reservoir_in / reservoir_out): one JSON object (RFC 8259) with
+// exactly these members, each once, in any order:
+//   "version": 1, "type": "<item type name>", "k": <integer>,
+//   "seen": <integer>, "weighted": true | false,
+//   "items": ["<an item's text form>", ...],
+//   "keys": [<number> | "<a float8 text form>", ...]   weighted only, one per item
+// read_text checks the syntax, the members and the envelope; the strings it
+// points at are left escaped (TextStringReader decodes them), the keys'
+// values are the caller's to parse and check_key.
+
+// Bytes of the input: a JSON string's contents between its quotes (escapes
+// undecoded), or a number's text.
+struct TextSpan {
+    size_t offset;
+    size_t length;
+};
+
+struct TextEnvelope {
+    bool weighted;
+    int32_t k;
+    int64_t seen;
+    int32_t count;       // items, and keys when weighted
+    TextSpan type_name;
+    size_t items_at;     // the '[' of "items"
+    size_t keys_at;      // the '[' of "keys", weighted only
+};
+
+// Throws invalid_text saying what is wrong; allocates nothing.
+TextEnvelope read_text(const char* text, size_t len);
+
+// The elements of an array read_text accepted ("items" or "keys"), in order.
+class TextArrayReader {
+public:
+    TextArrayReader(const char* text, size_t at) : text_(text), pos_(at + 1) {}
+    // False after the last element; else its span and whether it is a
+    // string (else a number).
+    bool next(TextSpan& span, bool& quoted);
+
+private:
+    const char* text_;
+    size_t pos_;
+};
+
+// A piece of a decoded JSON string: bytes copied as they are (length > 0),
+// or one escaped code point (length 0; never 0, never a lone surrogate).
+struct StringPiece {
+    const char* bytes;
+    size_t length;
+    uint32_t code_point;
+};
+
+// Decodes a string span read_text accepted, piece by piece.
+class TextStringReader {
+public:
+    TextStringReader(const char* text, TextSpan span) : p_(text + span.offset), end_(p_ + span.length) {}
+    bool next(StringPiece& piece);
+
+private:
+    const char* p_;
+    const char* end_;
+};
 
 }  // namespace sketch::reservoir

@@ -19,7 +19,6 @@
 //    copying it, so the state is mutated in place per row and flattened
 //    only when it leaves the aggregate (a partial aggregate's result, a
 //    reservoir_agg result).
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -40,7 +39,6 @@ extern "C" {
 #include "catalog/catalog.h"
 #include "catalog/pg_type.h"
 #include "catalog/pg_type_d.h"
-#include "common/jsonapi.h"
 #include "libpq/pqformat.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
@@ -49,12 +47,11 @@ extern "C" {
 #include "utils/datum.h"
 #include "utils/expandeddatum.h"
 #include "utils/float.h"
+#include "utils/guc.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
-#include "utils/guc.h"
 #include "utils/memutils.h"
-#include "utils/numeric.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 }
@@ -795,68 +792,25 @@ auto decoded(F&& f, void (*bad)(const char*)) -> decltype(f()) {
     sketch_pg::raise(pending);
 }
 
-bool json_key(Jsonb* jb, const char* key, JsonbValue* out) {
-    return getKeyJsonValueFromContainer(&jb->root, key, static_cast<int>(strlen(key)), out) != nullptr;
-}
-
-int64 json_int(Jsonb* jb, const char* key) {
-    JsonbValue v;
-    if (!json_key(jb, key, &v) || v.type != jbvNumeric) bad_text(psprintf("\"%s\" must be a number.", key));
-    char* s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v.val.numeric)));
-    if (strchr(s, '.') || strchr(s, 'e') || strchr(s, 'E')) bad_text(psprintf("\"%s\" must be an integer.", key));
-    errno = 0;
-    char* end;
-    const long long x = strtoll(s, &end, 10);
-    if (errno == ERANGE || *end != '\0') bad_text(psprintf("\"%s\" is out of range.", key));
-    return x;
-}
-
-// The text form's fields; each at most once, no other.
-constexpr const char* kTextFields[] = {"version", "type", "k", "seen", "weighted", "items", "keys"};
-
-struct FieldCheck {
-    int depth = 0;
-    uint32 seen_fields = 0;
-};
-
-void field_start(void* state, char* name, bool) {
-    auto* c = static_cast<FieldCheck*>(state);
-    if (c->depth != 1) return;
-    for (uint32 i = 0; i < lengthof(kTextFields); ++i) {
-        if (strcmp(name, kTextFields[i]) != 0) continue;
-        if (c->seen_fields & (1u << i)) bad_text(psprintf("\"%s\" appears twice.", name));
-        c->seen_fields |= 1u << i;
-        return;
+// A string of the text form, decoded into the server encoding (an escaped
+// code point converted as PostgreSQL's own JSON parser converts it).
+char* decoded_string(const char* text, rsv::TextSpan span) {
+    StringInfoData buf;
+    initStringInfo(&buf);
+    rsv::TextStringReader reader(text, span);
+    rsv::StringPiece piece;
+    while (reader.next(piece)) {
+        if (piece.length > 0) {
+            appendBinaryStringInfo(&buf, piece.bytes, static_cast<int>(piece.length));
+        } else if (piece.code_point < 0x80) {
+            appendStringInfoChar(&buf, static_cast<char>(piece.code_point));
+        } else {
+            unsigned char converted[MAX_UNICODE_EQUIVALENT_STRING + 1];
+            pg_unicode_to_server(piece.code_point, converted);
+            appendStringInfoString(&buf, reinterpret_cast<const char*>(converted));
+        }
     }
-    bad_text(psprintf("Unknown field \"%s\".", name));
-}
-void nest(void* state) { ++static_cast<FieldCheck*>(state)->depth; }
-void unnest(void* state) { --static_cast<FieldCheck*>(state)->depth; }
-
-// Parses the text as JSON first with PostgreSQL's own parser, so that
-// malformed JSON (a \u0000 escape included, which jsonb refuses with 22P05)
-// is 22P02 like every other text input error, and so that duplicate and
-// unknown fields are seen (jsonb keeps the last duplicate silently).
-void check_text_fields(const char* text) {
-    JsonLexContext* lex = makeJsonLexContextCstringLen(const_cast<char*>(text), static_cast<int>(strlen(text)),
-                                                       GetDatabaseEncoding(), true);
-    FieldCheck check;
-    JsonSemAction sem = {};
-    sem.semstate = &check;
-    sem.object_start = nest;
-    sem.object_end = unnest;
-    sem.array_start = nest;
-    sem.array_end = unnest;
-    sem.object_field_start = field_start;
-    const JsonParseErrorType result = pg_parse_json(lex, &sem);
-    if (result != JSON_SUCCESS) bad_text(json_errdetail(result, lex));
-}
-
-JsonbContainer* json_array(Jsonb* jb, const char* key) {
-    JsonbValue v;
-    if (!json_key(jb, key, &v) || v.type != jbvBinary || !JsonContainerIsArray(v.val.binary.data))
-        bad_text(psprintf("\"%s\" must be an array.", key));
-    return v.val.binary.data;
+    return buf.data;
 }
 
 }  // namespace
@@ -1044,56 +998,37 @@ SKETCH_FUNCTION(reservoir_out) {
     PG_RETURN_CSTRING(buf.data);
 }
 
+// The envelope is checked whole by the core (syntax, fields, counts)
+// before anything is allocated for the items, which then go through the
+// item type's input function.
 SKETCH_FUNCTION(reservoir_in) {
     const char* text = PG_GETARG_CSTRING(0);
-    check_text_fields(text);
-    Jsonb* jb = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
-    if (!JB_ROOT_IS_OBJECT(jb)) bad_text("A reservoir is a JSON object.");
-    JsonbValue v;
-    const int64 version = json_int(jb, "version");
-    if (!json_key(jb, "weighted", &v) || v.type != jbvBool) bad_text("\"weighted\" must be true or false.");
-    const bool weighted = v.val.boolean;
-    const int64 k = json_int(jb, "k");
-    const int64 seen = json_int(jb, "seen");
-    if (!json_key(jb, "type", &v) || v.type != jbvString) bad_text("\"type\" must be a string naming the item type.");
-    char* type_name = pnstrdup(v.val.string.val, v.val.string.len);
-    JsonbContainer* items_json = json_array(jb, "items");
-    const int64 count = JsonContainerSize(items_json);
-    decoded([&] { rsv::check_envelope(version, weighted ? 1 : 0, k, seen, count, sketch::Errc::invalid_text); },
-            bad_text);
-    const Elem elem = elem_for(type_from_name(type_name, ERRCODE_INVALID_TEXT_REPRESENTATION));
+    const rsv::TextEnvelope env = decoded([&] { return rsv::read_text(text, strlen(text)); }, bad_text);
+    const Elem elem =
+        elem_for(type_from_name(decoded_string(text, env.type_name), ERRCODE_INVALID_TEXT_REPRESENTATION));
     Oid input, ioparam;
     getTypeInputInfo(elem.type, &input, &ioparam);
     FmgrInfo flinfo;
     fmgr_info(input, &flinfo);
-    Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * (count + 1)));
+    Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * (env.count + 1)));
+    rsv::TextSpan span;
+    bool quoted;
+    rsv::TextArrayReader item_reader(text, env.items_at);
+    for (int32 i = 0; item_reader.next(span, quoted); ++i)
+        items[i] = InputFunctionCall(&flinfo, decoded_string(text, span), ioparam, -1);
     double* keys = nullptr;
-    for (int64 i = 0; i < count; ++i) {
-        JsonbValue* item = getIthJsonbValueFromContainer(items_json, static_cast<uint32>(i));
-        if (item->type != jbvString) bad_text("Every item must be a JSON string (the item type's text form).");
-        items[i] = InputFunctionCall(&flinfo, pnstrdup(item->val.string.val, item->val.string.len), ioparam, -1);
-    }
-    if (weighted) {
-        JsonbContainer* keys_json = json_array(jb, "keys");
-        if (JsonContainerSize(keys_json) != count) bad_text("A weighted reservoir needs one key per item.");
-        keys = static_cast<double*>(palloc(sizeof(double) * (count + 1)));
-        for (int64 i = 0; i < count; ++i) {
-            JsonbValue* key = getIthJsonbValueFromContainer(keys_json, static_cast<uint32>(i));
-            double x;
-            if (key->type == jbvNumeric)
-                x = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(key->val.numeric)));
-            else if (key->type == jbvString)
-                x = DatumGetFloat8(DirectFunctionCall1(float8in, CStringGetDatum(pnstrdup(key->val.string.val,
-                                                                                            key->val.string.len))));
-            else
-                bad_text("Keys must be numbers.");
+    if (env.weighted) {
+        // A key is a JSON number or a string float8in reads ("-Infinity").
+        keys = static_cast<double*>(palloc(sizeof(double) * (env.count + 1)));
+        rsv::TextArrayReader key_reader(text, env.keys_at);
+        for (int32 i = 0; key_reader.next(span, quoted); ++i) {
+            char* key_text = quoted ? decoded_string(text, span) : pnstrdup(text + span.offset, span.length);
+            const double x = DatumGetFloat8(DirectFunctionCall1(float8in, CStringGetDatum(key_text)));
             decoded([&] { rsv::check_key(x, sketch::Errc::invalid_text); }, bad_text);
             keys[i] = x;
         }
-    } else if (json_key(jb, "keys", &v)) {
-        bad_text("A uniform reservoir has no keys.");
     }
-    PG_RETURN_DATUM(flat_build(elem, weighted, static_cast<int32>(k), seen, static_cast<int32>(count), items, keys));
+    PG_RETURN_DATUM(flat_build(elem, env.weighted, env.k, env.seen, env.count, items, keys));
 }
 
 // ---- binary I/O (also the bytea casts) ----

@@ -146,3 +146,134 @@ TEST(ReservoirFormat, EnvelopeChecksTakeWideFields) {
         EXPECT_EQ(e.code(), Errc::invalid_text);
     }
 }
+
+// ---- the text form ----
+
+namespace {
+
+const char* kUniform = R"({"version": 1, "type": "bigint", "k": 3, "seen": 9, "weighted": false, "items": ["4", "8", "1"]})";
+
+std::string text_refusal(const std::string& text) {
+    try {
+        read_text(text.data(), text.size());
+    } catch (const sketch::Error& e) {
+        EXPECT_EQ(e.code(), Errc::invalid_text);
+        return e.what();
+    }
+    return "";
+}
+
+// The decoded contents of a string span, escaped code points as UTF-8.
+std::string decode(const char* text, TextSpan span) {
+    std::string out;
+    TextStringReader reader(text, span);
+    StringPiece piece;
+    while (reader.next(piece)) {
+        if (piece.length > 0) {
+            out.append(piece.bytes, piece.length);
+            continue;
+        }
+        const uint32_t c = piece.code_point;
+        if (c < 0x80) {
+            out += char(c);
+        } else if (c < 0x800) {
+            out += char(0xC0 | (c >> 6));
+            out += char(0x80 | (c & 0x3F));
+        } else if (c < 0x10000) {
+            out += char(0xE0 | (c >> 12));
+            out += char(0x80 | ((c >> 6) & 0x3F));
+            out += char(0x80 | (c & 0x3F));
+        } else {
+            out += char(0xF0 | (c >> 18));
+            out += char(0x80 | ((c >> 12) & 0x3F));
+            out += char(0x80 | ((c >> 6) & 0x3F));
+            out += char(0x80 | (c & 0x3F));
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> elements(const char* text, size_t at) {
+    std::vector<std::string> out;
+    TextArrayReader reader(text, at);
+    TextSpan span;
+    bool quoted;
+    while (reader.next(span, quoted)) out.push_back((quoted ? "s:" : "n:") + decode(text, span));
+    return out;
+}
+
+}  // namespace
+
+TEST(ReservoirTextFormat, ReadsAUniformValue) {
+    const TextEnvelope env = read_text(kUniform, std::strlen(kUniform));
+    EXPECT_FALSE(env.weighted);
+    EXPECT_EQ(env.k, 3);
+    EXPECT_EQ(env.seen, 9);
+    EXPECT_EQ(env.count, 3);
+    EXPECT_EQ(decode(kUniform, env.type_name), "bigint");
+    EXPECT_EQ(elements(kUniform, env.items_at), (std::vector<std::string>{"s:4", "s:8", "s:1"}));
+}
+
+TEST(ReservoirTextFormat, ReadsAWeightedValueInAnyOrderWithEscapes) {
+    const std::string text =
+        " {\"keys\" :[-0.5e1 , \"-Infinity\"],\"\\u0069tems\":[\"a\\\"b\\\\\\u00fc\\ud83d\\ude00\", \"\"],"
+        "\"weighted\":true,\"seen\":2,\"k\":2,\"type\":\"app.\\\"odd\\\"\",\"version\":1}\n";
+    const TextEnvelope env = read_text(text.data(), text.size());
+    EXPECT_TRUE(env.weighted);
+    EXPECT_EQ(env.count, 2);
+    EXPECT_EQ(decode(text.data(), env.type_name), "app.\"odd\"");
+    EXPECT_EQ(elements(text.data(), env.items_at),
+              (std::vector<std::string>{"s:a\"b\\\xc3\xbc\xf0\x9f\x98\x80", "s:"}));
+    EXPECT_EQ(elements(text.data(), env.keys_at), (std::vector<std::string>{"n:-0.5e1", "s:-Infinity"}));
+}
+
+TEST(ReservoirTextFormat, RefusesEveryTruncation) {
+    const std::string full = kUniform;
+    for (size_t n = 0; n < full.size(); ++n) EXPECT_NE(text_refusal(full.substr(0, n)), "") << n;
+}
+
+TEST(ReservoirTextFormat, RefusesBadFields) {
+    auto with = [](const std::string& from, const std::string& to) {
+        std::string t = kUniform;
+        t.replace(t.find(from), from.size(), to);
+        return text_refusal(t);
+    };
+    EXPECT_NE(with("\"version\": 1", "\"version\": 4294967297").find("Unsupported version"), std::string::npos);
+    EXPECT_NE(with("\"k\": 3", "\"k\": 4294967299").find("k must be"), std::string::npos);
+    EXPECT_NE(with("\"seen\": 9", "\"seen\": 9223372036854775808").find("out of range"), std::string::npos);
+    EXPECT_NE(with("\"seen\": 9", "\"seen\": -9223372036854775808").find("negative"), std::string::npos);
+    EXPECT_NE(with("\"k\": 3", "\"k\": 3.0").find("integer"), std::string::npos);
+    EXPECT_NE(with("\"k\": 3", "\"k\": \"3\"").find("number"), std::string::npos);
+    EXPECT_NE(with("\"k\": 3", "\"k\": 3, \"k\": 3").find("twice"), std::string::npos);
+    EXPECT_NE(with("\"k\": 3", "\"k\": 3, \"bogus\": 3").find("Unknown field"), std::string::npos);
+    EXPECT_NE(with("\"weighted\": false", "\"weighted\": 0").find("true or false"), std::string::npos);
+    EXPECT_NE(with("\"weighted\": false, ", "").find("true or false"), std::string::npos);
+    EXPECT_NE(with("\"type\": \"bigint\"", "\"type\": 20").find("\"type\""), std::string::npos);
+    EXPECT_NE(with("\"4\"", "4").find("JSON string"), std::string::npos);
+    EXPECT_NE(with("\"4\", ", "").find("min(seen, k)"), std::string::npos);
+    EXPECT_NE(with("false", "true").find("\"keys\" must be an array"), std::string::npos);
+    EXPECT_NE(with("false", "true, \"keys\": [-1]").find("one key per item"), std::string::npos);
+    EXPECT_NE(with("false", "true, \"keys\": [-1, -2, null]").find("Keys must be numbers"), std::string::npos);
+    EXPECT_NE(with("false,", "false, \"keys\": [],").find("no keys"), std::string::npos);
+    EXPECT_EQ(with("false", "true, \"keys\": [-1, -2, \"-3\"]"), "");
+}
+
+TEST(ReservoirTextFormat, RefusesMalformedJson) {
+    EXPECT_NE(text_refusal("[1, 2]").find("JSON object"), std::string::npos);
+    EXPECT_NE(text_refusal("").find("JSON object"), std::string::npos);
+    EXPECT_NE(text_refusal(std::string(kUniform) + " x").find("after the object"), std::string::npos);
+    auto with = [](const std::string& from, const std::string& to) {
+        std::string t = kUniform;
+        t.replace(t.find(from), from.size(), to);
+        return text_refusal(t);
+    };
+    for (const char* bad : {"\"\\u0000\"", "\"\\ude00\"", "\"\\ud800x\"", "\"\\ud800\\u0041\"", "\"\\x\"", "\"\\u12\"",
+                            "\"a\tb\""})
+        EXPECT_NE(with("\"8\"", bad).find("Malformed JSON"), std::string::npos) << bad;
+    for (const char* bad : {"01", "-", "1.", "1e", "1x", "--1"})
+        EXPECT_NE(with("\"seen\": 9", std::string("\"seen\": ") + bad), "") << bad;
+    EXPECT_NE(with("\"k\": 3,", "\"k\": 3,,"), "");
+    EXPECT_NE(with("\"k\": 3", "\"k\" 3"), "");
+    EXPECT_NE(with("]}", "],}"), "");
+    EXPECT_NE(with("\"1\"]", "\"1\",]"), "");
+}
