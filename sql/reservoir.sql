@@ -185,6 +185,94 @@ SELECT reservoir_stats('{"version": 1, "type": "text", "k": 2, "seen": 2, "weigh
 CREATE TYPE reservoir_test_mood AS ENUM ('sad', 'ok', 'happy');
 SELECT reservoir_agg('ok'::reservoir_test_mood, 2)::text AS enum_by_name;
 
+-- Items of a type that DDL can drop or change (any type not built in) are
+-- kept in their text form, so a stored value outlives DROP TYPE and ALTER
+-- TYPE: while its type exists with the structure it had, it reads as that
+-- type; once the type is gone or its structure changed, as text.
+CREATE TYPE reservoir_test_gone AS ENUM ('red', 'green');
+CREATE TYPE reservoir_test_shape AS (x int, label text);
+CREATE TABLE reservoir_kept AS
+SELECT 'enum' AS name, reservoir_agg(c, 3) AS r
+FROM unnest(ARRAY['green', 'red']::reservoir_test_gone[]) c
+UNION ALL
+SELECT 'composite', reservoir_agg(ROW(x, 'n' || x)::reservoir_test_shape, 5) FROM generate_series(1, 3) x
+UNION ALL
+SELECT 'weighted', reservoir_agg(ROW(x, 'w' || x)::reservoir_test_shape, 2, x) FROM generate_series(1, 2) x;
+SELECT array(SELECT (s).label FROM unnest(reservoir_items(r, NULL::reservoir_test_shape)) s ORDER BY 1) AS typed
+FROM reservoir_kept WHERE name = 'composite';
+-- built in parallel: the workers flatten their partial states, text forms
+-- and all
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT reservoir_agg(ROW(x, 'g' || x)::reservoir_test_shape, 4) FROM reservoir_groups;
+SELECT reservoir_count(r) AS n, reservoir_seen(r) AS seen,
+       (SELECT bool_and((s).label = 'g' || (s).x) FROM unnest(reservoir_items(r, NULL::reservoir_test_shape)) s) AS intact
+FROM (SELECT reservoir_agg(ROW(x, 'g' || x)::reservoir_test_shape, 4) AS r FROM reservoir_groups) q;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+-- a renamed type, or an enum with a value added, still reads as the type
+ALTER TYPE reservoir_test_shape RENAME TO reservoir_test_shape2;
+ALTER TYPE reservoir_test_gone ADD VALUE 'blue';
+SELECT array(SELECT (s).x FROM unnest(reservoir_items(r, NULL::reservoir_test_shape2)) s ORDER BY 1) AS renamed,
+       reservoir_stats(r) ->> 'type' AS type
+FROM reservoir_kept WHERE name = 'composite';
+SELECT array(SELECT c FROM unnest(reservoir_items(r, NULL::reservoir_test_gone)) c ORDER BY 1) AS enum_items
+FROM reservoir_kept WHERE name = 'enum';
+-- a renamed enum value is a change the shape does not see: reading the
+-- items as the type raises the enum's input error, their text form stays
+ALTER TYPE reservoir_test_gone RENAME VALUE 'red' TO 'crimson';
+SELECT reservoir_items(r, NULL::reservoir_test_gone) FROM reservoir_kept WHERE name = 'enum';
+SELECT r::text AS renamed_value_text, reservoir_count(r) FROM reservoir_kept WHERE name = 'enum';
+-- dropped: the items read as text, and the value's text form is that of a
+-- reservoir of text (what pg_dump writes, and restores)
+DROP TYPE reservoir_test_gone;
+SELECT array(SELECT c FROM unnest(reservoir_items(r, NULL::text)) c ORDER BY 1) AS enum_as_text,
+       reservoir_stats(r) ->> 'type' AS type, reservoir_seen(r) AS seen
+FROM reservoir_kept WHERE name = 'enum';
+SELECT r::text::reservoir::text = r::text AS text_round_trip, r::bytea::reservoir::text = r::text AS binary_round_trip,
+       (SELECT array_agg(c ORDER BY c) FROM jsonb_array_elements_text(r::text::jsonb -> 'items') c) AS items
+FROM reservoir_kept WHERE name = 'enum';
+SELECT reservoir_items(r, NULL::int) FROM reservoir_kept WHERE name = 'enum';
+-- its structure changed (an attribute added): the items as they were stored
+CREATE TYPE reservoir_test_swap AS (x int, label text);
+INSERT INTO reservoir_kept SELECT 'swapped', reservoir_agg(ROW(1, 'one')::reservoir_test_swap, 2);
+ALTER TYPE reservoir_test_swap DROP ATTRIBUTE label, ADD ATTRIBUTE other text;
+SELECT reservoir_items(r, NULL::text) AS swapped_attribute, reservoir_stats(r) ->> 'type' AS type
+FROM reservoir_kept WHERE name = 'swapped';
+ALTER TYPE reservoir_test_shape2 ADD ATTRIBUTE extra date;
+SELECT name, array(SELECT c FROM unnest(reservoir_items(r, NULL::text)) c ORDER BY 1) AS as_text,
+       reservoir_stats(r) ->> 'type' AS type, reservoir_stats(r) ->> 'weighted' AS weighted
+FROM reservoir_kept WHERE name IN ('composite', 'weighted') ORDER BY name;
+SELECT reservoir_count(reservoir_union_agg(r)) AS merged_as_text FROM reservoir_kept WHERE name IN ('composite', 'enum');
+-- a new value of the changed type reads as the type; merging it with one
+-- stored before the change is merging different item types
+SELECT (reservoir_items(reservoir_agg(ROW(1, 'a', '2024-01-02')::reservoir_test_shape2, 1), NULL::reservoir_test_shape2))[1] AS new_value;
+SELECT reservoir_union_agg(r) FROM (
+    SELECT r FROM reservoir_kept WHERE name = 'composite'
+    UNION ALL SELECT reservoir_agg(ROW(1, 'a', NULL)::reservoir_test_shape2, 5)) q;
+-- the text forms are written and read under fixed settings (those pg_dump
+-- uses), so a session's DateStyle or extra_float_digits changes nothing
+CREATE TYPE reservoir_test_when AS (d date, f float8, i interval);
+SET DateStyle = 'SQL, DMY';
+SET IntervalStyle = 'sql_standard';
+SET extra_float_digits = -3;
+CREATE TABLE reservoir_when AS
+SELECT array_agg(v) AS plain, reservoir_agg(v, 2) AS r
+FROM (VALUES (ROW('01/02/2024', 0.1::float8 + 0.2::float8, '-1 day 2 hours')::reservoir_test_when)) q(v);
+SET DateStyle = 'ISO, MDY';
+SET IntervalStyle = 'postgres';
+SET extra_float_digits = 0;
+SELECT reservoir_items(r, NULL::reservoir_test_when) = plain AS same_value, (plain[1]).d AS d FROM reservoir_when;
+RESET DateStyle;
+RESET IntervalStyle;
+SET extra_float_digits = 0;
+DROP TABLE reservoir_kept, reservoir_when;
+DROP TYPE reservoir_test_shape2, reservoir_test_when, reservoir_test_swap;
+
 -- union: exact, k = the smallest k
 SELECT reservoir_seen(r), reservoir_count(r), reservoir_stats(r) -> 'k' AS k
 FROM (SELECT reservoir_union_agg(r) AS r FROM (
@@ -250,6 +338,46 @@ SELECT substring((SELECT u FROM reservoir_values)::bytea FROM 1 FOR 40)::reservo
 SELECT overlay((SELECT u FROM reservoir_values)::bytea PLACING '\x09' FROM 1)::reservoir;
 SELECT overlay((SELECT w FROM reservoir_values)::bytea PLACING '\x3ff0000000000000' FROM 26)::reservoir;
 SELECT overlay((SELECT u FROM reservoir_values)::bytea PLACING '\x00000009' FROM 3)::reservoir;
+-- malformed input of every kind is 22P03 (binary) or 22P02 (text), named
+-- with its SQLSTATE: never a protocol error (08P01), never a truncated field
+CREATE FUNCTION reservoir_input_error(query text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    state text;
+    detail text;
+BEGIN
+    EXECUTE query;
+    RETURN 'accepted';
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, detail = PG_EXCEPTION_DETAIL;
+    RETURN state || ': ' || SQLERRM || coalesce(' (' || nullif(detail, '') || ')', '');
+END $$;
+-- an item whose declared length holds a byte its type's receive function
+-- leaves unread (the last bigint of u declared 9 bytes long, one byte added)
+SELECT reservoir_input_error(format('SELECT %L::bytea::reservoir',
+    substring(b FROM 1 FOR length(b) - 12) || '\x00000009'::bytea || substring(b FROM length(b) - 7) || '\x00'::bytea))
+FROM (SELECT u::bytea AS b FROM reservoir_values) q;
+-- the item type name without its terminating NUL; a header cut short
+SELECT reservoir_input_error($q$SELECT '\x0100000000030000000000000000626967696e74'::bytea::reservoir$q$);
+SELECT reservoir_input_error($q$SELECT '\x0100000000030000000000000000626967696e7400000000'::bytea::reservoir$q$);
+-- 10M items declared in 30 bytes (uniform and weighted): refused before
+-- anything is allocated for them
+SELECT reservoir_input_error($q$SELECT '\x0100009896800000000000989680696e740000989680aaaaaaaaaaaaaaaa'::bytea::reservoir$q$);
+SELECT reservoir_input_error($q$SELECT '\x0101009896800000000000989680696e740000989680aaaaaaaaaaaaaaaa'::bytea::reservoir$q$);
+-- a version beyond 32 bits is not version 1
+SELECT reservoir_input_error($q$SELECT '{"version": 4294967297, "type": "integer", "k": 3, "seen": 0, "weighted": false, "items": []}'::reservoir$q$);
+SELECT reservoir_input_error($q$SELECT '{"version": 1, "type": "integer", "k": 4294967299, "seen": 0, "weighted": false, "items": []}'::reservoir$q$);
+-- a NaN key
+SELECT reservoir_input_error($q$SELECT '{"version": 1, "type": "integer", "k": 3, "seen": 1, "weighted": true, "items": ["1"], "keys": ["NaN"]}'::reservoir$q$);
+-- the text form's JSON: escapes decoded in names and strings, and every
+-- malformation 22P02
+SELECT reservoir_items($j${"version": 1, "type": "t\u0065xt", "\u006b": 2, "seen": 1, "weighted": false, "items": ["\u00fc\ud83d\ude00 \"\/\\\t"]}$j$::reservoir, NULL::text) = ARRAY[E'\u00fc\U0001F600 "/\\\t'] AS escapes_decoded;
+SELECT reservoir_input_error($q$SELECT '{"version": 1, "type": "integer", "k": 3, "seen": 0, "weighted": false, "items": []} x'::reservoir$q$);
+SELECT reservoir_input_error($q$SELECT '{"version": 1, "type": "integer", "k": 3, "seen": 0, "weighted": false, "items": [],}'::reservoir$q$);
+SELECT reservoir_input_error($q$SELECT '{"version": 1, "type": "text", "k": 3, "seen": 1, "weighted": false, "items": ["\ude00"]}'::reservoir$q$);
+SELECT reservoir_input_error($q$SELECT '{"version": 1, "type": "text", "k": 3, "seen": 1, "weighted": false, "items": ["a]}'::reservoir$q$);
+SELECT reservoir_input_error($q$SELECT '{"version": 01, "type": "text", "k": 3, "seen": 0, "weighted": false, "items": []}'::reservoir$q$);
+SELECT reservoir_input_error($q$SELECT '{"version": 1, "type": "text", "k": 3, "seen": 1, "weighted": true, "items": ["a"], "keys": [-1e999]}'::reservoir$q$);
+DROP FUNCTION reservoir_input_error(text);
 
 DROP TABLE reservoir_values, reservoir_trials, reservoir_groups;
 DROP FUNCTION reservoir_chi2(anyarray);

@@ -1,19 +1,24 @@
 // The reservoir type and the sampling aggregates.
 //
 // Storage forms of one reservoir:
-//  * flat: the varlena stored in tables (layout below). Elements are kept as
-//    PostgreSQL stores array elements (raw datum bytes, aligned by the
-//    element type), and the element type by OID, like arrays do; the text
-//    and binary I/O (what dump/restore, COPY, Citus and bytea casts see)
-//    name the element type and carry each element through the element
-//    type's own text or binary I/O, so values survive dump/restore.
+//  * flat: the varlena stored in tables (layout below). Elements of a
+//    built-in (pinned) type are kept as PostgreSQL stores array elements
+//    (raw datum bytes, aligned by the element type), and the element type by
+//    OID, like arrays do. Elements of any other type, which DDL can drop or
+//    change under a stored value that records no dependency on it, are kept
+//    as their text form, with a digest of the type's shape: while the type
+//    exists with that shape they read back through its input function;
+//    once it is gone or its shape changed, the value reads as a reservoir of
+//    text (see stored_of and live_item_type). The text and binary I/O (what
+//    dump/restore, COPY, Citus and bytea casts see) name the element type
+//    and carry each element through the element type's own text or binary
+//    I/O, so values survive dump/restore.
 //  * expanded: the aggregate state. An ExpandedObjectHeader in its own
 //    memory context (a child of the aggregate context): nodeAgg adopts a
 //    read/write expanded state returned by the transition function without
 //    copying it, so the state is mutated in place per row and flattened
 //    only when it leaves the aggregate (a partial aggregate's result, a
 //    reservoir_agg result).
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +27,7 @@
 
 #include "hash.hpp"
 #include "reservoir/reservoir.hpp"
+#include "reservoir/reservoir_format.hpp"
 #include "types/agg_state.hpp"
 #include "guard.hpp"
 #include "module.hpp"
@@ -30,8 +36,9 @@
 extern "C" {
 #include "access/parallel.h"
 #include "access/tupmacs.h"
+#include "catalog/catalog.h"
+#include "catalog/pg_type.h"
 #include "catalog/pg_type_d.h"
-#include "common/jsonapi.h"
 #include "libpq/pqformat.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
@@ -40,11 +47,13 @@ extern "C" {
 #include "utils/datum.h"
 #include "utils/expandeddatum.h"
 #include "utils/float.h"
+#include "utils/guc.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/numeric.h"
+#include "utils/syscache.h"
+#include "utils/typcache.h"
 }
 
 namespace rsv = sketch::reservoir;
@@ -57,11 +66,13 @@ namespace {
 //   double keys[count]        weighted only: log-key of each slot
 //   items                     count elements, each aligned by the element
 //                             type's typalign relative to the header start
-//                             (the value is 8-aligned: ALIGNMENT = double)
+//                             (the value is 8-aligned: ALIGNMENT = double);
+//                             with kFlagTextItems, count text values laid
+//                             out as text's (typlen etc. are text's)
 constexpr uint32 kMagic = 0x31565352;  // "RSV1"
 constexpr uint8 kVersion = 1;
 constexpr uint8 kFlagWeighted = 1;
-constexpr uint8 kBinaryVersion = 1;
+constexpr uint8 kFlagTextItems = 2;
 
 struct Flat {
     int32 vl_len_;
@@ -75,6 +86,7 @@ struct Flat {
     int16 reserved;
     int32 k;
     int32 count;
+    uint32 shape;  // kFlagTextItems: type_shape of elemtype when stored; else 0
     int64 seen;
 };
 static_assert(sizeof(Flat) == 40, "flat header layout");
@@ -88,13 +100,14 @@ struct Elem {
 
 // A read-only look at a reservoir in either form.
 struct View {
-    Elem elem;
+    Elem elem;  // the type the items read as
     bool weighted;
     int32 k;
     int32 count;
     int64 seen;
-    Datum* items;        // count datums
+    Datum* items;        // count datums of elem's type, unless untyped
     const double* keys;  // count keys, weighted only
+    bool untyped;        // items are text values holding their text forms
 };
 
 // ---- the expanded form ----
@@ -110,6 +123,12 @@ struct Expanded {
     rsv::Rng rng;
     rsv::UniformSampler uniform;
     rsv::WeightedSampler wsampler;
+    // Between expanded_flat_size and expanded_flatten_into: the text forms
+    // computed for the flat value (items of a type stored as text), in a
+    // context of their own; dropped when the state changes.
+    MemoryContext flat_cxt;
+    Datum* flat_texts;
+    uint32 flat_shape;
 
     int64 seen() const { return weighted ? wsampler.seen() : uniform.seen(); }
     int32 count() const { return static_cast<int32>(weighted ? wsampler.count() : uniform.count()); }
@@ -132,6 +151,146 @@ Elem elem_for(Oid type) {
     return e;
 }
 
+// ---- items kept as text ----
+
+const Elem& text_elem() {
+    static const Elem e = {TEXTOID, -1, false, TYPALIGN_INT};
+    return e;
+}
+
+// Built-in types can be neither dropped nor altered; any other type can be,
+// and a value in a column records no dependency on its item type.
+bool stored_as_text(Oid type) { return !IsPinnedObject(TypeRelationId, type); }
+
+// Appends what decides whether a text form written for `type` reads back as
+// the same value: the OIDs of the types it is made of, the typmods and the
+// live attributes of composites (by number, so that an attribute dropped and
+// another added in its place is a change), through domains, arrays and
+// ranges. Built-in types end the walk (they never change); an enum's labels
+// are left out, so adding a value keeps stored reservoirs of the enum
+// readable.
+void append_shape(StringInfo buf, Oid type, int32 typmod) {
+    check_stack_depth();
+    appendBinaryStringInfo(buf, reinterpret_cast<const char*>(&type), sizeof type);
+    appendBinaryStringInfo(buf, reinterpret_cast<const char*>(&typmod), sizeof typmod);
+    if (!stored_as_text(type)) return;
+    HeapTuple tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(type));
+    if (!HeapTupleIsValid(tuple)) {
+        appendStringInfoChar(buf, '-');
+        return;
+    }
+    const Form_pg_type t = reinterpret_cast<Form_pg_type>(GETSTRUCT(tuple));
+    const char typtype = t->typtype;
+    const Oid base = t->typbasetype;
+    const int32 base_typmod = t->typtypmod;
+    const Oid element = t->typelem;
+    const int16 typlen = t->typlen;
+    ReleaseSysCache(tuple);
+    appendStringInfoChar(buf, typtype);
+    switch (typtype) {
+        case TYPTYPE_DOMAIN:
+            append_shape(buf, base, base_typmod);
+            break;
+        case TYPTYPE_COMPOSITE: {
+            TupleDesc desc = lookup_rowtype_tupdesc(type, -1);
+            appendStringInfoChar(buf, '(');
+            for (int i = 0; i < desc->natts; ++i) {
+                const Form_pg_attribute att = TupleDescAttr(desc, i);
+                if (att->attisdropped) continue;
+                appendBinaryStringInfo(buf, reinterpret_cast<const char*>(&att->attnum), sizeof att->attnum);
+                append_shape(buf, att->atttypid, att->atttypmod);
+            }
+            appendStringInfoChar(buf, ')');
+            ReleaseTupleDesc(desc);
+            break;
+        }
+        case TYPTYPE_RANGE:
+            append_shape(buf, get_range_subtype(type), -1);
+            break;
+        case TYPTYPE_MULTIRANGE:
+            append_shape(buf, get_multirange_range(type), -1);
+            break;
+        default:
+            if (OidIsValid(element) && typlen == -1) append_shape(buf, element, -1);  // an array
+    }
+}
+
+uint32 type_shape(Oid type) {
+    StringInfoData buf;
+    initStringInfo(&buf);
+    append_shape(&buf, type, -1);
+    const sketch::Hash128 h = sketch::hash_bytes(buf.data, static_cast<size_t>(buf.len));
+    pfree(buf.data);
+    return static_cast<uint32>(h.lo ^ (h.lo >> 32));
+}
+
+// Stored text forms are written and read under pg_dump's settings, so a
+// session's DateStyle, IntervalStyle or extra_float_digits cannot change
+// what they say. Returns the GUC nest level to pop with AtEOXact_GUC (an
+// error pops it with the transaction, as for a function's SET clause).
+int canonical_settings() {
+    const int level = NewGUCNestLevel();
+    const GucContext context = superuser() ? PGC_SUSET : PGC_USERSET;
+    set_config_option("datestyle", "ISO", context, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+    set_config_option("intervalstyle", "postgres", context, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+    set_config_option("extra_float_digits", "3", context, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+    return level;
+}
+
+// The text forms of items of type e, as text values.
+Datum* items_to_text(const Elem& e, int32 count, const Datum* items) {
+    Oid output;
+    bool varlena;
+    getTypeOutputInfo(e.type, &output, &varlena);
+    FmgrInfo flinfo;
+    fmgr_info(output, &flinfo);
+    Datum* texts = static_cast<Datum*>(palloc(sizeof(Datum) * (count + 1)));
+    const int level = canonical_settings();
+    for (int32 i = 0; i < count; ++i) {
+        char* cstring = OutputFunctionCall(&flinfo, items[i]);
+        texts[i] = PointerGetDatum(cstring_to_text(cstring));
+        pfree(cstring);
+    }
+    AtEOXact_GUC(true, level);
+    return texts;
+}
+
+// Items of type e read back from their text forms.
+Datum* items_from_text(const Elem& e, int32 count, const Datum* texts) {
+    Oid input, ioparam;
+    getTypeInputInfo(e.type, &input, &ioparam);
+    FmgrInfo flinfo;
+    fmgr_info(input, &flinfo);
+    Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * (count + 1)));
+    const int level = canonical_settings();
+    for (int32 i = 0; i < count; ++i)
+        items[i] = InputFunctionCall(&flinfo, text_to_cstring(DatumGetTextPP(texts[i])), ioparam, -1);
+    AtEOXact_GUC(true, level);
+    return items;
+}
+
+// The type the text items of a flat value read as: its item type while
+// that exists with the shape it had when the value was written, else text.
+Oid live_item_type(Oid type, uint32 shape) {
+    if (!SearchSysCacheExists1(TYPEOID, ObjectIdGetDatum(type)) || type_shape(type) != shape) return TEXTOID;
+    return type;
+}
+
+// What a flat value holds for items of type `type`: the items themselves,
+// laid out as `layout` (the item type's own, or text's).
+struct Stored {
+    Oid type;
+    Elem layout;
+    const Datum* items;
+    bool as_text;
+    uint32 shape;
+};
+
+Stored stored_of(const Elem& e, int32 count, const Datum* items) {
+    if (!stored_as_text(e.type)) return {e.type, e, items, false, 0};
+    return {e.type, text_elem(), items_to_text(e, count, items), true, type_shape(e.type)};
+}
+
 // ---- sizes and the flat writer ----
 
 Size keys_offset() { return sizeof(Flat); }
@@ -140,11 +299,12 @@ Size items_offset(bool weighted, int32 count) {
     return sizeof(Flat) + (weighted ? sizeof(double) * static_cast<Size>(count) : 0);
 }
 
-Size flat_size_of(const Elem& e, bool weighted, int32 count, const Datum* items) {
+Size flat_size_of(const Stored& s, bool weighted, int32 count) {
+    const Elem& e = s.layout;
     Size off = items_offset(weighted, count);
     for (int32 i = 0; i < count; ++i) {
         off = att_align_nominal(off, e.align);
-        off = att_addlength_datum(off, e.len, items[i]);
+        off = att_addlength_datum(off, e.len, s.items[i]);
         if (off > MaxAllocSize)
             ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                             errmsg("reservoir too large: its items exceed the 1 GB limit of a value")));
@@ -152,73 +312,121 @@ Size flat_size_of(const Elem& e, bool weighted, int32 count, const Datum* items)
     return off;
 }
 
-void flat_write(char* base, Size size, const Elem& e, bool weighted, int32 k, int64 seen, int32 count,
-                const Datum* items, const double* keys) {
+void flat_write(char* base, Size size, const Stored& s, bool weighted, int32 k, int64 seen, int32 count,
+                const double* keys) {
+    const Elem& e = s.layout;
     memset(base, 0, size);
     Flat* f = reinterpret_cast<Flat*>(base);
     SET_VARSIZE(f, size);
     f->magic = kMagic;
     f->version = kVersion;
-    f->flags = weighted ? kFlagWeighted : 0;
+    f->flags = (weighted ? kFlagWeighted : 0) | (s.as_text ? kFlagTextItems : 0);
     f->typlen = e.len;
-    f->elemtype = e.type;
+    f->elemtype = s.type;
     f->typbyval = e.byval;
     f->typalign = e.align;
     f->k = k;
     f->count = count;
+    f->shape = s.shape;
     f->seen = seen;
     if (weighted) memcpy(base + keys_offset(), keys, sizeof(double) * static_cast<Size>(count));
     Size off = items_offset(weighted, count);
     for (int32 i = 0; i < count; ++i) {
         off = att_align_nominal(off, e.align);
         char* dst = base + off;
+        const Datum item = s.items[i];
         if (e.byval) {
-            store_att_byval(dst, items[i], e.len);
+            store_att_byval(dst, item, e.len);
         } else if (e.len == -1) {
-            memcpy(dst, DatumGetPointer(items[i]), VARSIZE_ANY(DatumGetPointer(items[i])));
+            memcpy(dst, DatumGetPointer(item), VARSIZE_ANY(DatumGetPointer(item)));
         } else if (e.len == -2) {
-            memcpy(dst, DatumGetPointer(items[i]), strlen(DatumGetCString(items[i])) + 1);
+            memcpy(dst, DatumGetPointer(item), strlen(DatumGetCString(item)) + 1);
         } else {
-            memcpy(dst, DatumGetPointer(items[i]), e.len);
+            memcpy(dst, DatumGetPointer(item), e.len);
         }
-        off = att_addlength_datum(off, e.len, items[i]);
+        off = att_addlength_datum(off, e.len, item);
     }
 }
 
 Datum flat_build(const Elem& e, bool weighted, int32 k, int64 seen, int32 count, const Datum* items,
                  const double* keys) {
-    const Size size = flat_size_of(e, weighted, count, items);
+    const Stored s = stored_of(e, count, items);
+    const Size size = flat_size_of(s, weighted, count);
     char* base = static_cast<char*>(palloc(size));
-    flat_write(base, size, e, weighted, k, seen, count, items, keys);
+    flat_write(base, size, s, weighted, k, seen, count, keys);
     return PointerGetDatum(base);
+}
+
+void forget_flat_texts(Expanded* r) {
+    if (r->flat_cxt == nullptr) return;
+    MemoryContextDelete(r->flat_cxt);
+    r->flat_cxt = nullptr;
+    r->flat_texts = nullptr;
+}
+
+// The state's items as the flat value stores them. Text forms are computed
+// once for the size and the flattening that follows it (in a context of
+// their own, so what output functions leave behind goes with them).
+Stored stored_of_expanded(Expanded* r) {
+    if (!stored_as_text(r->elem.type)) return {r->elem.type, r->elem, r->items, false, 0};
+    if (r->flat_cxt == nullptr) {
+        r->flat_cxt = AllocSetContextCreate(r->hdr.eoh_context, "reservoir text forms", ALLOCSET_DEFAULT_SIZES);
+        MemoryContext old = MemoryContextSwitchTo(r->flat_cxt);
+        r->flat_texts = items_to_text(r->elem, r->count(), r->items);
+        r->flat_shape = type_shape(r->elem.type);
+        MemoryContextSwitchTo(old);
+    }
+    return {r->elem.type, text_elem(), r->flat_texts, true, r->flat_shape};
 }
 
 Size expanded_flat_size(ExpandedObjectHeader* eohptr) {
     Expanded* r = reinterpret_cast<Expanded*>(eohptr);
-    return flat_size_of(r->elem, r->weighted, r->count(), r->items);
+    return flat_size_of(stored_of_expanded(r), r->weighted, r->count());
 }
 
 void expanded_flatten_into(ExpandedObjectHeader* eohptr, void* result, Size allocated_size) {
     Expanded* r = reinterpret_cast<Expanded*>(eohptr);
-    flat_write(static_cast<char*>(result), allocated_size, r->elem, r->weighted, r->k, r->seen(), r->count(),
-               r->items, r->keys);
+    flat_write(static_cast<char*>(result), allocated_size, stored_of_expanded(r), r->weighted, r->k, r->seen(),
+               r->count(), r->keys);
+    forget_flat_texts(r);
 }
 
 // ---- reading a flat value, with validation ----
 
+// How the items of f are laid out: as its element type's (which must still
+// exist and be stored the same way) or, for text items, as text's.
+Elem stored_layout(const Flat* f) {
+    if (f->flags & kFlagTextItems) {
+        const Elem& e = text_elem();
+        if (e.len != f->typlen || e.byval != f->typbyval || e.align != f->typalign)
+            corrupted("Its text items are not laid out as text.");
+        return e;
+    }
+    if (get_typlen(f->elemtype) == 0) corrupted("Its element type no longer exists.");
+    const Elem e = elem_for(f->elemtype);
+    if (e.len != f->typlen || e.byval != f->typbyval || e.align != f->typalign)
+        corrupted("Its element type's storage has changed.");
+    return e;
+}
+
 // Checks everything a stored value could get wrong and fills v; items are
-// palloc'd datums pointing into f.
+// palloc'd datums pointing into f (text items: untyped, unless their type is
+// gone and they read as text).
 void view_of_flat(const Flat* f, View* v) {
     const Size size = VARSIZE(f);
     if (size < sizeof(Flat) || f->magic != kMagic) corrupted("Not a reservoir (bad magic or size).");
     if (f->version != kVersion) corrupted("Unsupported reservoir format version.");
-    if (f->flags & ~kFlagWeighted) corrupted("Unknown flags.");
+    if (f->flags & ~(kFlagWeighted | kFlagTextItems)) corrupted("Unknown flags.");
     if (f->k < 1 || f->k > rsv::kMaxK) corrupted("k out of range.");
     if (f->seen < 0 || f->count != (f->seen < f->k ? f->seen : f->k)) corrupted("Count is not min(seen, k).");
-    if (get_typlen(f->elemtype) == 0) corrupted("Its element type no longer exists.");
-    v->elem = elem_for(f->elemtype);
-    if (v->elem.len != f->typlen || v->elem.byval != f->typbyval || v->elem.align != f->typalign)
-        corrupted("Its element type's storage has changed.");
+    const Elem e = stored_layout(f);
+    v->elem = e;
+    v->untyped = false;
+    if (f->flags & kFlagTextItems) {
+        const Oid type = live_item_type(f->elemtype, f->shape);
+        v->untyped = type != TEXTOID;
+        if (v->untyped) v->elem = elem_for(type);
+    }
     v->weighted = (f->flags & kFlagWeighted) != 0;
     v->k = f->k;
     v->count = f->count;
@@ -233,7 +441,6 @@ void view_of_flat(const Flat* f, View* v) {
             if (std::isnan(v->keys[i]) || v->keys[i] > 0.0) corrupted("Invalid key.");
     }
     v->items = static_cast<Datum*>(palloc(sizeof(Datum) * (v->count > 0 ? v->count : 1)));
-    const Elem& e = v->elem;
     for (int32 i = 0; i < v->count; ++i) {
         off = att_align_nominal(off, e.align);
         if (off >= size) corrupted("Truncated items.");
@@ -264,9 +471,12 @@ Expanded* expanded_of(Datum d) {
     return reinterpret_cast<Expanded*>(eoh);
 }
 
-void view_of(Datum d, View* v) {
+// A look at d; with `typed`, its items are datums of v->elem's type (text
+// items converted back), else they may be untyped text forms.
+void view_of(Datum d, View* v, bool typed = true) {
     if (is_expanded(d)) {
         Expanded* r = expanded_of(d);
+        v->untyped = false;
         v->elem = r->elem;
         v->weighted = r->weighted;
         v->k = r->k;
@@ -283,6 +493,10 @@ void view_of(Datum d, View* v) {
         raw = copy;
     }
     view_of_flat(reinterpret_cast<const Flat*>(raw), v);
+    if (typed && v->untyped) {
+        v->items = items_from_text(v->elem, v->count, v->items);
+        v->untyped = false;
+    }
 }
 
 // ---- seeds ----
@@ -397,6 +611,7 @@ inline void expanded_add(Expanded* r, Datum value) {
     if (likely(slot < 0)) return;
     if (slot < before) free_item(r, r->items[slot]);
     r->items[slot] = copy_item(r, value);
+    forget_flat_texts(r);
 }
 
 inline void expanded_add_weighted(Expanded* r, Datum value, double weight) {
@@ -406,6 +621,7 @@ inline void expanded_add_weighted(Expanded* r, Datum value, double weight) {
     if (likely(slot < 0)) return;
     if (slot < before) free_item(r, r->items[slot]);
     r->items[slot] = copy_item(r, value);
+    forget_flat_texts(r);
 }
 
 // Merges o into r exactly (uniform: hypergeometric split; weighted: the k
@@ -423,6 +639,7 @@ void expanded_merge(Expanded* r, const View& o) {
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("cannot merge a weighted reservoir with a uniform one")));
     if (o.count == 0) return;
+    forget_flat_texts(r);
     const int32 k = r->k < o.k ? r->k : o.k;
     const int32 count_a = r->count();
     const int64 seen_a = r->seen();
@@ -555,77 +772,45 @@ Oid type_from_name(const char* name, int errcode_value) {
     pg_unreachable();
 }
 
-// Checks the fields every external form carries.
-void check_header(int version, int flags, int64 k, int64 seen, int64 count, void (*bad)(const char*)) {
-    if (version != 1) bad("Unsupported version.");
-    if (flags != 0 && flags != 1) bad("Unknown flags.");
-    if (k < 1 || k > rsv::kMaxK) bad("k must be between 1 and 10000000.");
-    if (seen < 0) bad("\"seen\" must not be negative.");
-    if (count != (seen < k ? seen : k)) bad("The number of items must be min(seen, k).");
-}
-
-bool json_key(Jsonb* jb, const char* key, JsonbValue* out) {
-    return getKeyJsonValueFromContainer(&jb->root, key, static_cast<int>(strlen(key)), out) != nullptr;
-}
-
-int64 json_int(Jsonb* jb, const char* key) {
-    JsonbValue v;
-    if (!json_key(jb, key, &v) || v.type != jbvNumeric) bad_text(psprintf("\"%s\" must be a number.", key));
-    char* s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v.val.numeric)));
-    if (strchr(s, '.') || strchr(s, 'e') || strchr(s, 'E')) bad_text(psprintf("\"%s\" must be an integer.", key));
-    errno = 0;
-    char* end;
-    const long long x = strtoll(s, &end, 10);
-    if (errno == ERANGE || *end != '\0') bad_text(psprintf("\"%s\" is out of range.", key));
-    return x;
-}
-
-// The text form's fields; each at most once, no other.
-constexpr const char* kTextFields[] = {"version", "type", "k", "seen", "weighted", "items", "keys"};
-
-struct FieldCheck {
-    int depth = 0;
-    uint32 seen_fields = 0;
-};
-
-void field_start(void* state, char* name, bool) {
-    auto* c = static_cast<FieldCheck*>(state);
-    if (c->depth != 1) return;
-    for (uint32 i = 0; i < lengthof(kTextFields); ++i) {
-        if (strcmp(name, kTextFields[i]) != 0) continue;
-        if (c->seen_fields & (1u << i)) bad_text(psprintf("\"%s\" appears twice.", name));
-        c->seen_fields |= 1u << i;
-        return;
+// Runs a core decoder; what it refuses (a sketch::Error) becomes `bad` with
+// the decoder's sentence as the detail, anything else the guard's error.
+template <typename F>
+auto decoded(F&& f, void (*bad)(const char*)) -> decltype(f()) {
+    sketch_pg::PendingError pending;
+    bool refused = false;
+    try {
+        return f();
+    } catch (const sketch::Error& e) {
+        sketch_pg::capture(pending, e);
+        refused = true;
+    } catch (const std::bad_alloc&) {
+        sketch_pg::capture(pending, ERRCODE_OUT_OF_MEMORY, "out of memory");
+    } catch (const std::exception& e) {
+        sketch_pg::capture(pending, ERRCODE_INTERNAL_ERROR, e.what());
     }
-    bad_text(psprintf("Unknown field \"%s\".", name));
-}
-void nest(void* state) { ++static_cast<FieldCheck*>(state)->depth; }
-void unnest(void* state) { --static_cast<FieldCheck*>(state)->depth; }
-
-// Parses the text as JSON first with PostgreSQL's own parser, so that
-// malformed JSON (a \u0000 escape included, which jsonb refuses with 22P05)
-// is 22P02 like every other text input error, and so that duplicate and
-// unknown fields are seen (jsonb keeps the last duplicate silently).
-void check_text_fields(const char* text) {
-    JsonLexContext* lex = makeJsonLexContextCstringLen(const_cast<char*>(text), static_cast<int>(strlen(text)),
-                                                       GetDatabaseEncoding(), true);
-    FieldCheck check;
-    JsonSemAction sem = {};
-    sem.semstate = &check;
-    sem.object_start = nest;
-    sem.object_end = unnest;
-    sem.array_start = nest;
-    sem.array_end = unnest;
-    sem.object_field_start = field_start;
-    const JsonParseErrorType result = pg_parse_json(lex, &sem);
-    if (result != JSON_SUCCESS) bad_text(json_errdetail(result, lex));
+    if (refused) bad(pending.message);
+    sketch_pg::raise(pending);
 }
 
-JsonbContainer* json_array(Jsonb* jb, const char* key) {
-    JsonbValue v;
-    if (!json_key(jb, key, &v) || v.type != jbvBinary || !JsonContainerIsArray(v.val.binary.data))
-        bad_text(psprintf("\"%s\" must be an array.", key));
-    return v.val.binary.data;
+// A string of the text form, decoded into the server encoding (an escaped
+// code point converted as PostgreSQL's own JSON parser converts it).
+char* decoded_string(const char* text, rsv::TextSpan span) {
+    StringInfoData buf;
+    initStringInfo(&buf);
+    rsv::TextStringReader reader(text, span);
+    rsv::StringPiece piece;
+    while (reader.next(piece)) {
+        if (piece.length > 0) {
+            appendBinaryStringInfo(&buf, piece.bytes, static_cast<int>(piece.length));
+        } else if (piece.code_point < 0x80) {
+            appendStringInfoChar(&buf, static_cast<char>(piece.code_point));
+        } else {
+            unsigned char converted[MAX_UNICODE_EQUIVALENT_STRING + 1];
+            pg_unicode_to_server(piece.code_point, converted);
+            appendStringInfoString(&buf, reinterpret_cast<const char*>(converted));
+        }
+    }
+    return buf.data;
 }
 
 }  // namespace
@@ -716,7 +901,7 @@ SKETCH_FUNCTION(reservoir_agg_final) {
     Datum d = PG_GETARG_DATUM(0);
     if (is_expanded(d)) PG_RETURN_DATUM(datumCopy(d, false, -1));  // flattens
     View v;
-    view_of(d, &v);  // validates
+    view_of(d, &v, false);  // validates
     PG_RETURN_DATUM(datumCopy(PointerGetDatum(PG_DETOAST_DATUM(d)), false, -1));
 }
 
@@ -731,13 +916,13 @@ SKETCH_FUNCTION(reservoir_items) {
 
 SKETCH_FUNCTION(reservoir_seen) {
     View v;
-    view_of(PG_GETARG_DATUM(0), &v);
+    view_of(PG_GETARG_DATUM(0), &v, false);
     PG_RETURN_INT64(v.seen);
 }
 
 SKETCH_FUNCTION(reservoir_count) {
     View v;
-    view_of(PG_GETARG_DATUM(0), &v);
+    view_of(PG_GETARG_DATUM(0), &v, false);
     PG_RETURN_INT32(v.count);
 }
 
@@ -751,9 +936,10 @@ static void append_log_key(StringInfo buf, double key) {
 }
 
 SKETCH_FUNCTION(reservoir_stats) {
+    const Datum d = PG_GETARG_DATUM(0);
     View v;
-    view_of(PG_GETARG_DATUM(0), &v);
-    const Size bytes = flat_size_of(v.elem, v.weighted, v.count, v.items);
+    view_of(d, &v, false);
+    const Size bytes = is_expanded(d) ? EOH_get_flat_size(DatumGetEOHP(d)) : VARSIZE_ANY(PG_DETOAST_DATUM(d));
     StringInfoData buf;
     initStringInfo(&buf);
     appendStringInfo(&buf, "{\"k\": %d, \"seen\": " INT64_FORMAT ", \"count\": %d, \"weighted\": %s, \"type\": ", v.k,
@@ -779,9 +965,11 @@ SKETCH_FUNCTION(reservoir_stats) {
 // {"version": 1, "type": "bigint", "k": 5, "seen": 20, "weighted": false,
 //  "items": ["3", "17", ...]}   plus "keys": [...] when weighted.
 
+// Text items go out as they were stored, so a value whose items no longer
+// read as their type (a domain's constraint tightened, say) still goes out.
 SKETCH_FUNCTION(reservoir_out) {
     View v;
-    view_of(PG_GETARG_DATUM(0), &v);
+    view_of(PG_GETARG_DATUM(0), &v, false);
     Oid output;
     bool varlena;
     getTypeOutputInfo(v.elem.type, &output, &varlena);
@@ -795,7 +983,7 @@ SKETCH_FUNCTION(reservoir_out) {
                      v.weighted ? "true" : "false");
     for (int32 i = 0; i < v.count; ++i) {
         if (i) appendStringInfoString(&buf, ", ");
-        escape_json(&buf, OutputFunctionCall(&flinfo, v.items[i]));
+        escape_json(&buf, v.untyped ? text_to_cstring(DatumGetTextPP(v.items[i])) : OutputFunctionCall(&flinfo, v.items[i]));
     }
     appendStringInfoChar(&buf, ']');
     if (v.weighted) {
@@ -810,55 +998,37 @@ SKETCH_FUNCTION(reservoir_out) {
     PG_RETURN_CSTRING(buf.data);
 }
 
+// The envelope is checked whole by the core (syntax, fields, counts)
+// before anything is allocated for the items, which then go through the
+// item type's input function.
 SKETCH_FUNCTION(reservoir_in) {
     const char* text = PG_GETARG_CSTRING(0);
-    check_text_fields(text);
-    Jsonb* jb = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
-    if (!JB_ROOT_IS_OBJECT(jb)) bad_text("A reservoir is a JSON object.");
-    JsonbValue v;
-    const int64 version = json_int(jb, "version");
-    if (!json_key(jb, "weighted", &v) || v.type != jbvBool) bad_text("\"weighted\" must be true or false.");
-    const bool weighted = v.val.boolean;
-    const int64 k = json_int(jb, "k");
-    const int64 seen = json_int(jb, "seen");
-    if (!json_key(jb, "type", &v) || v.type != jbvString) bad_text("\"type\" must be a string naming the item type.");
-    char* type_name = pnstrdup(v.val.string.val, v.val.string.len);
-    JsonbContainer* items_json = json_array(jb, "items");
-    const int64 count = JsonContainerSize(items_json);
-    check_header(static_cast<int>(version), weighted ? 1 : 0, k, seen, count, bad_text);
-    const Elem elem = elem_for(type_from_name(type_name, ERRCODE_INVALID_TEXT_REPRESENTATION));
+    const rsv::TextEnvelope env = decoded([&] { return rsv::read_text(text, strlen(text)); }, bad_text);
+    const Elem elem =
+        elem_for(type_from_name(decoded_string(text, env.type_name), ERRCODE_INVALID_TEXT_REPRESENTATION));
     Oid input, ioparam;
     getTypeInputInfo(elem.type, &input, &ioparam);
     FmgrInfo flinfo;
     fmgr_info(input, &flinfo);
-    Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * (count + 1)));
+    Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * (env.count + 1)));
+    rsv::TextSpan span;
+    bool quoted;
+    rsv::TextArrayReader item_reader(text, env.items_at);
+    for (int32 i = 0; item_reader.next(span, quoted); ++i)
+        items[i] = InputFunctionCall(&flinfo, decoded_string(text, span), ioparam, -1);
     double* keys = nullptr;
-    for (int64 i = 0; i < count; ++i) {
-        JsonbValue* item = getIthJsonbValueFromContainer(items_json, static_cast<uint32>(i));
-        if (item->type != jbvString) bad_text("Every item must be a JSON string (the item type's text form).");
-        items[i] = InputFunctionCall(&flinfo, pnstrdup(item->val.string.val, item->val.string.len), ioparam, -1);
-    }
-    if (weighted) {
-        JsonbContainer* keys_json = json_array(jb, "keys");
-        if (JsonContainerSize(keys_json) != count) bad_text("A weighted reservoir needs one key per item.");
-        keys = static_cast<double*>(palloc(sizeof(double) * (count + 1)));
-        for (int64 i = 0; i < count; ++i) {
-            JsonbValue* key = getIthJsonbValueFromContainer(keys_json, static_cast<uint32>(i));
-            double x;
-            if (key->type == jbvNumeric)
-                x = DatumGetFloat8(DirectFunctionCall1(numeric_float8, NumericGetDatum(key->val.numeric)));
-            else if (key->type == jbvString)
-                x = DatumGetFloat8(DirectFunctionCall1(float8in, CStringGetDatum(pnstrdup(key->val.string.val,
-                                                                                            key->val.string.len))));
-            else
-                bad_text("Keys must be numbers.");
-            if (std::isnan(x) || x > 0.0) bad_text("Keys are logarithms of numbers in (0, 1]: they must be <= 0.");
+    if (env.weighted) {
+        // A key is a JSON number or a string float8in reads ("-Infinity").
+        keys = static_cast<double*>(palloc(sizeof(double) * (env.count + 1)));
+        rsv::TextArrayReader key_reader(text, env.keys_at);
+        for (int32 i = 0; key_reader.next(span, quoted); ++i) {
+            char* key_text = quoted ? decoded_string(text, span) : pnstrdup(text + span.offset, span.length);
+            const double x = DatumGetFloat8(DirectFunctionCall1(float8in, CStringGetDatum(key_text)));
+            decoded([&] { rsv::check_key(x, sketch::Errc::invalid_text); }, bad_text);
             keys[i] = x;
         }
-    } else if (json_key(jb, "keys", &v)) {
-        bad_text("A uniform reservoir has no keys.");
     }
-    PG_RETURN_DATUM(flat_build(elem, weighted, static_cast<int32>(k), seen, static_cast<int32>(count), items, keys));
+    PG_RETURN_DATUM(flat_build(elem, env.weighted, env.k, env.seen, env.count, items, keys));
 }
 
 // ---- binary I/O (also the bytea casts) ----
@@ -878,8 +1048,8 @@ bytea* send_value(Datum d) {
     fmgr_info(send, &flinfo);
     StringInfoData buf;
     pq_begintypsend(&buf);
-    pq_sendbyte(&buf, kBinaryVersion);
-    pq_sendbyte(&buf, v.weighted ? 1 : 0);
+    pq_sendbyte(&buf, rsv::kExternalVersion);
+    pq_sendbyte(&buf, v.weighted ? rsv::kExternalWeighted : 0);
     pq_sendint32(&buf, v.k);
     pq_sendint64(&buf, v.seen);
     pq_sendstring(&buf, type_name_of(v.elem.type));
@@ -893,51 +1063,43 @@ bytea* send_value(Datum d) {
     return pq_endtypsend(&buf);
 }
 
-int64 remaining(StringInfo buf) { return buf->len - buf->cursor; }
-
-Datum receive_value(StringInfo buf) {
-    if (remaining(buf) < 1 + 1 + 4 + 8 + 1 + 4) bad_binary("Too short.");
-    const int version = pq_getmsgbyte(buf);
-    const int flags = pq_getmsgbyte(buf);
-    const int64 k = static_cast<int32>(pq_getmsgint(buf, 4));
-    const int64 seen = pq_getmsgint64(buf);
-    const char* type_name = pq_getmsgstring(buf);
-    if (remaining(buf) < 4) bad_binary("Too short.");
-    const int64 count = static_cast<int32>(pq_getmsgint(buf, 4));
-    check_header(version, flags, k, seen, count, bad_binary);
-    const bool weighted = flags == 1;
+// The binary form in data[0..len), validated whole by the core before
+// anything is allocated for its items; each item then goes through its
+// type's receive function, which must read every byte it was given.
+Datum receive_value(char* data, int len) {
+    const uint8* bytes = reinterpret_cast<const uint8*>(data);
+    const rsv::BinaryHeader h = decoded([&] { return rsv::read_binary(bytes, static_cast<size_t>(len)); }, bad_binary);
+    char* type_name = pg_client_to_server(h.type_name, static_cast<int>(strlen(h.type_name)));
     const Elem elem = elem_for(type_from_name(type_name, ERRCODE_INVALID_BINARY_REPRESENTATION));
     Oid receive, ioparam;
     getTypeBinaryInputInfo(elem.type, &receive, &ioparam);
     FmgrInfo flinfo;
     fmgr_info(receive, &flinfo);
-    Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * (count + 1)));
-    double* keys = weighted ? static_cast<double*>(palloc(sizeof(double) * (count + 1))) : nullptr;
-    for (int64 i = 0; i < count; ++i) {
-        if (weighted) {
-            if (remaining(buf) < 8) bad_binary("Truncated key.");
-            const double x = pq_getmsgfloat8(buf);
-            if (std::isnan(x) || x > 0.0) bad_binary("Keys are logarithms of numbers in (0, 1]: they must be <= 0.");
-            keys[i] = x;
-        }
-        if (remaining(buf) < 4) bad_binary("Truncated item length.");
-        const int32 len = static_cast<int32>(pq_getmsgint(buf, 4));
-        if (len < 0 || len > remaining(buf)) bad_binary("Item length out of range.");
-        // As array_recv does: point a StringInfo at the item's bytes, with
-        // the terminating NUL convention kept by borrowing the next byte.
-        StringInfoData item;
-        item.data = &buf->data[buf->cursor];
-        item.maxlen = len + 1;
-        item.len = len;
-        item.cursor = 0;
-        buf->cursor += len;
-        const char saved = buf->data[buf->cursor];
-        buf->data[buf->cursor] = '\0';
-        items[i] = ReceiveFunctionCall(&flinfo, &item, ioparam, -1);
-        buf->data[buf->cursor] = saved;
+    Datum* items = static_cast<Datum*>(palloc(sizeof(Datum) * (h.count + 1)));
+    double* keys = h.weighted ? static_cast<double*>(palloc(sizeof(double) * (h.count + 1))) : nullptr;
+    size_t pos = h.items_offset;
+    for (int32 i = 0; i < h.count; ++i) {
+        const rsv::BinaryItem item = rsv::next_binary_item(bytes, pos, h.weighted);
+        if (keys) keys[i] = item.key;
+        // As array_recv does: a StringInfo over the item's bytes, the
+        // terminating NUL convention kept by borrowing the next byte (the
+        // caller's buffer always has one past its end).
+        StringInfoData buf;
+        buf.data = data + item.offset;
+        buf.len = static_cast<int>(item.length);
+        buf.maxlen = buf.len + 1;
+        buf.cursor = 0;
+        const char saved = buf.data[buf.len];
+        buf.data[buf.len] = '\0';
+        items[i] = ReceiveFunctionCall(&flinfo, &buf, ioparam, -1);
+        buf.data[buf.len] = saved;
+        if (buf.cursor != buf.len)
+            ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+                            errmsg("invalid binary data for type reservoir"),
+                            errdetail("Item %d is %d bytes long, but its type's receive function read %d.", i + 1,
+                                      buf.len, buf.cursor)));
     }
-    if (remaining(buf) != 0) bad_binary("Trailing bytes.");
-    return flat_build(elem, weighted, static_cast<int32>(k), seen, static_cast<int32>(count), items, keys);
+    return flat_build(elem, h.weighted, h.k, h.seen, h.count, items, keys);
 }
 
 }  // namespace
@@ -946,18 +1108,19 @@ SKETCH_FUNCTION(reservoir_send) { PG_RETURN_BYTEA_P(send_value(PG_GETARG_DATUM(0
 
 SKETCH_FUNCTION(reservoir_recv) {
     StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
-    PG_RETURN_DATUM(receive_value(buf));
+    // The whole message is the value (record_recv and array_recv hand over
+    // just the field's bytes).
+    char* data = buf->data + buf->cursor;
+    const int len = buf->len - buf->cursor;
+    buf->cursor = buf->len;
+    PG_RETURN_DATUM(receive_value(data, len));
 }
 
 SKETCH_FUNCTION(reservoir_from_bytea) {
     bytea* b = PG_GETARG_BYTEA_P(0);
-    StringInfoData buf;
     const int len = VARSIZE(b) - VARHDRSZ;
-    buf.data = static_cast<char*>(palloc(len + 1));
-    memcpy(buf.data, VARDATA(b), len);
-    buf.data[len] = '\0';
-    buf.len = len;
-    buf.maxlen = len + 1;
-    buf.cursor = 0;
-    PG_RETURN_DATUM(receive_value(&buf));
+    char* data = static_cast<char*>(palloc(len + 1));
+    memcpy(data, VARDATA(b), len);
+    data[len] = '\0';
+    PG_RETURN_DATUM(receive_value(data, len));
 }
