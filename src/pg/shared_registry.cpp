@@ -711,12 +711,15 @@ static void remove_folders_of_dropped_databases() {
 // more (a crash restart ends every one), and a new object always gets a file
 // of its own run. A file of this run may be a create in progress, and one of
 // unknown run (written by an earlier version) may be anything: both stay.
+// Unfinished files of creates whose process is gone (killed while writing)
+// go too, whatever their run (sh::remove_abandoned_creates).
 // Each backend looks once, at its first create: after a crash restart every
 // backend is new.
 static void remove_orphans_of_earlier_runs() {
     static bool looked = false;
     if (looked) return;
     looked = true;
+    sh::remove_abandoned_creates(db_folder(MyDatabaseId));
     std::vector<sh::ObjectFile> earlier;
     for (sh::ObjectFile& f : guarded([] { return sh::object_files(db_folder(MyDatabaseId)); }))
         if (f.created_run != 0 && f.created_run != server_run()) earlier.push_back(std::move(f));
@@ -827,6 +830,25 @@ void watch_extension_drop() {
 
 // ---- catalog functions used by shared_sql.cpp ----
 
+// What a create of a name that no committed object has may have left at it:
+// an unfinished file whose creator is gone, or a complete file of an earlier
+// server run (killed before its commit). A drop with if_exists removes it, so
+// that the disk comes back without waiting for a create of that name. A file
+// of this run may be a create that has not committed yet: it stays.
+static void remove_remains_of_create(const char* name) {
+    char path[MAXPGPATH];
+    object_path(name, path, sizeof path);
+    if (sh::remove_abandoned_create(path)) return;
+    uint64 file_id = 0;
+    try {
+        const sh::FileHeader h = sh::read_header(path, name, 0);
+        if (h.created_run != 0 && h.created_run != server_run()) file_id = h.file_id;
+    } catch (...) {
+        return;  // nothing there, or damage a create of the name reports
+    }
+    if (file_id != 0) sh::remove_file(path, file_id);
+}
+
 // Deletes the row (after checking ownership); the file goes at commit.
 bool drop_object(const char* name, bool missing_ok) {
     ensure_setup();
@@ -855,8 +877,10 @@ bool drop_object(const char* name, bool missing_ok) {
         end_catalog(&s);
     }
     if (!found) {
-        if (missing_ok) return false;
-        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("shared object \"%s\" does not exist", name)));
+        if (!missing_ok)
+            ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("shared object \"%s\" does not exist", name)));
+        remove_remains_of_create(name);
+        return false;
     }
     push_pending(Pending::dropped, name, file_id);
     local_epoch++;

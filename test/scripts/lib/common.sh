@@ -81,6 +81,7 @@ start_test() {
     chmod 777 "$WORK"
     trap end_test EXIT
     psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+    psql -X -q -d postgres -c "ALTER DATABASE $DB SET synchronous_commit = on"
     export PGDATABASE=$DB
     q "CREATE EXTENSION sketchshare" >/dev/null
     SERVER_OWNER=$(stat -c %U "$(q "SHOW data_directory")")  # the OS user that runs the server
