@@ -27,6 +27,7 @@ extern "C" {
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 }
@@ -363,13 +364,53 @@ void sweep_dropped() {
     pg_unreachable();
 }
 
+// The file_id of the committed object named `name`, read by a snapshot taken
+// now (a repeatable-read transaction's own may predate a drop); false if no
+// committed object has the name.
+bool committed_file_id(const char* name, uint64* file_id) {
+    AsCatalogOwner s;
+    begin_catalog(&s);
+    Oid types[1] = {TEXTOID};
+    Datum values[1] = {CStringGetTextDatum(name)};
+    SPIPlanPtr plan = SPI_prepare(
+        "SELECT file_id FROM sketchshare_shared.objects WHERE name OPERATOR(pg_catalog.=) $1", 1, types);
+    if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+    const int rc = SPI_execute_snapshot(plan, values, nullptr, GetLatestSnapshot(), InvalidSnapshot, true, false, 1);
+    if (rc < 0) elog(ERROR, "SPI_execute_snapshot failed: %s", SPI_result_code_string(rc));
+    const bool found = SPI_processed == 1;
+    if (found) {
+        bool isnull;
+        *file_id = uint64(DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)));
+    }
+    end_catalog(&s);
+    return found;
+}
+
+// The file of a catalog row read a moment ago failed to attach, or holds
+// another incarnation: if the object has been dropped since (its file
+// removed), or its name created again (a new file, perhaps still being
+// written), that race is what the caller meets, not damage. Raises 42704 or
+// 55006 then; returns if the row still stands.
+void refuse_if_raced(const char* name, uint64 file_id) {
+    uint64 now = 0;
+    if (!committed_file_id(name, &now))
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("shared object \"%s\" does not exist", name),
+                        errdetail("It was dropped while this call opened it.")));
+    if (now != file_id) report_dropped_meanwhile(name);
+}
+
 // Maps the file of a catalog row into the entry. Errors are raised after
 // the C++ frames are gone.
 void load(Entry* e, CatalogRow row) {
     char path[MAXPGPATH];
     object_path(e->name, path, sizeof path);
     const bool writable = !row.readonly;
-    sh::Mapping m = guarded([&] { return sh::attach_file(path, e->name, row.kind, writable, server_run()); });
+    sh::Mapping m;
+    PendingError failure;
+    if (!captured([&] { m = sh::attach_file(path, e->name, row.kind, writable, server_run()); }, failure)) {
+        refuse_if_raced(e->name, row.file_id);
+        raise(failure);
+    }
     // The grants are read again after acl_generation: a grant that commits
     // in between either is in them or bumps the generation after this read.
     const uint32 acl = __atomic_load_n(&m.header()->acl_generation, __ATOMIC_ACQUIRE);
@@ -382,6 +423,7 @@ void load(Entry* e, CatalogRow row) {
     row.grants = again.grants;
     if (m.header()->file_id != row.file_id) {
         sh::unmap(m);
+        refuse_if_raced(e->name, row.file_id);
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
                         errmsg("file \"%s\" does not belong to shared object \"%s\" (another incarnation)", path,
                                e->name),
