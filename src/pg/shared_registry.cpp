@@ -41,6 +41,8 @@ namespace {
 
 HTAB* cache = nullptr;
 uint64 local_epoch = 1;  // bumped by this backend's catalog changes
+// The catalog's rows are known to describe this database (see home_is_here).
+bool catalog_ours = false;
 uint64 role_epoch = 1;   // bumped by role and membership invalidations
 bool callbacks_registered = false;
 
@@ -191,6 +193,7 @@ void xact_callback(XactEvent event, void*) {
             break;
         case XACT_EVENT_ABORT:
         case XACT_EVENT_PARALLEL_ABORT:
+            catalog_ours = false;  // a claim (claim_catalog) may have been this transaction's
             if (pending != nullptr) resolve(false, 0);
             break;
         default: break;
@@ -198,6 +201,7 @@ void xact_callback(XactEvent event, void*) {
 }
 
 void subxact_callback(SubXactEvent event, SubTransactionId, SubTransactionId, void*) {
+    if (event == SUBXACT_EVENT_ABORT_SUB) catalog_ours = false;  // as at a top-level abort
     if (pending == nullptr) return;
     const int level = GetCurrentTransactionNestLevel();
     if (event == SUBXACT_EVENT_ABORT_SUB) {
@@ -216,7 +220,10 @@ void role_invalidated(Datum, int, uint32) { role_epoch++; }
 // entries read from it be read again.
 Oid catalog_relid = InvalidOid;
 void catalog_invalidated(Datum, Oid relid) {
-    if (relid == InvalidOid || relid == catalog_relid) local_epoch++;
+    if (relid == InvalidOid || relid == catalog_relid) {
+        local_epoch++;
+        catalog_ours = false;
+    }
 }
 
 void ensure_setup() {
@@ -267,6 +274,8 @@ struct AsCatalogOwner {
     int saved_context;
 };
 
+bool home_is_here();
+
 void begin_catalog(AsCatalogOwner* s) {
     Oid nsp = get_namespace_oid("sketchshare_shared", true);
     if (!OidIsValid(nsp))
@@ -280,6 +289,7 @@ void begin_catalog(AsCatalogOwner* s) {
     GetUserIdAndSecContext(&s->saved_user, &s->saved_context);
     SetUserIdAndSecContext(owner, s->saved_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
     if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
+    if (!catalog_ours) catalog_ours = home_is_here();
 }
 
 void end_catalog(AsCatalogOwner* s) {
@@ -291,6 +301,43 @@ int run(const char* sql, int nargs, Oid* types, Datum* values, bool read_only) {
     int rc = SPI_execute_with_args(sql, nargs, types, values, nullptr, read_only, 0);
     if (rc < 0) elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
     return rc;
+}
+
+// CREATE DATABASE ... TEMPLATE copies the catalog's tables but not the object
+// files, which live outside the database's storage (and are in use by the
+// template's sessions meanwhile): the copy starts with no objects. The
+// catalog records the database its rows describe (sketchshare_shared.home,
+// which the shared_objects view checks too). In a copy it names another
+// database: every name is looked up as missing, and the first create or drop
+// removes the rows and records the copy (claim_catalog).
+bool home_is_here() {
+    run("SELECT db FROM sketchshare_shared.home", 0, nullptr, nullptr, true);
+    bool isnull = true;
+    return SPI_processed == 1 &&
+           DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)) == MyDatabaseId;
+}
+
+// Before a create or drop changes the catalog (between begin_catalog and
+// end_catalog): the rows of another database go, in the same transaction.
+// The home row is locked by the first claim: a session claiming at the same
+// time waits for it and then finds the claim made.
+void claim_catalog() {
+    if (catalog_ours) return;
+    Oid types[1] = {OIDOID};
+    Datum values[1] = {ObjectIdGetDatum(MyDatabaseId)};
+    run("UPDATE sketchshare_shared.home SET db = $1 WHERE db OPERATOR(pg_catalog.<>) $1 RETURNING 1", 1, types,
+        values, false);
+    if (SPI_processed == 1) {
+        run("DELETE FROM sketchshare_shared.grants", 0, nullptr, nullptr, false);
+        run("DELETE FROM sketchshare_shared.objects", 0, nullptr, nullptr, false);
+        if (SPI_processed > 0)
+            ereport(NOTICE,
+                    (errmsg("removed %llu shared objects that came with a copy of another database",
+                            (unsigned long long)SPI_processed),
+                     errdetail("CREATE DATABASE copies the catalog of shared objects but not their files: a copy "
+                               "starts with none.")));
+    }
+    catalog_ours = true;
 }
 
 struct CatalogRow {
@@ -316,7 +363,7 @@ bool read_catalog(const char* name, CatalogRow* row) {
     Datum values[1] = {CStringGetTextDatum(name)};
     run("SELECT kind, owner, file_id, readonly FROM sketchshare_shared.objects WHERE name OPERATOR(pg_catalog.=) $1",
         1, types, values, false);
-    bool found = SPI_processed == 1;
+    bool found = SPI_processed == 1 && catalog_ours;
     if (found) {
         HeapTuple t = SPI_tuptable->vals[0];
         TupleDesc d = SPI_tuptable->tupdesc;
@@ -377,7 +424,7 @@ bool committed_file_id(const char* name, uint64* file_id) {
     if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
     const int rc = SPI_execute_snapshot(plan, values, nullptr, GetLatestSnapshot(), InvalidSnapshot, true, false, 1);
     if (rc < 0) elog(ERROR, "SPI_execute_snapshot failed: %s", SPI_result_code_string(rc));
-    const bool found = SPI_processed == 1;
+    const bool found = SPI_processed == 1 && catalog_ours;
     if (found) {
         bool isnull;
         *file_id = uint64(DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)));
@@ -724,6 +771,7 @@ static void insert_catalog(const char* name, sh::Kind kind, uint64 file_id, bool
     const Oid owner = GetUserId();  // before switching to the catalog's owner
     AsCatalogOwner s;
     begin_catalog(&s);
+    claim_catalog();
     Oid types[5] = {TEXTOID, TEXTOID, OIDOID, INT8OID, BOOLOID};
     Datum values[5] = {CStringGetTextDatum(name), CStringGetTextDatum(sh::kind_name(uint32(kind))),
                        ObjectIdGetDatum(owner), Int64GetDatum(int64(file_id)), BoolGetDatum(readonly)};
@@ -896,6 +944,7 @@ bool drop_object(const char* name, bool missing_ok) {
     ensure_setup();
     AsCatalogOwner s;
     begin_catalog(&s);
+    claim_catalog();
     Oid types[1] = {TEXTOID};
     Datum values[1] = {CStringGetTextDatum(name)};
     run("SELECT owner, file_id FROM sketchshare_shared.objects WHERE name OPERATOR(pg_catalog.=) $1 FOR UPDATE", 1,
