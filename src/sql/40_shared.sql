@@ -99,7 +99,7 @@ COMMENT ON FUNCTION shared_sync(text) IS
 CREATE FUNCTION shared_drop(name text, if_exists boolean DEFAULT false) RETURNS boolean
 AS 'MODULE_PATHNAME', 'shared_drop' LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION shared_drop(text, boolean) IS
-'Drops a shared object (owner only); its file is removed when the transaction commits. Returns false if it did not exist and if_exists';
+'Drops a shared object (owner only); its file is removed when the transaction commits. Returns false if it did not exist and if_exists (then removing what an interrupted create of the name left)';
 
 CREATE FUNCTION shared_grant(name text, role regrole, privilege text) RETURNS void
 AS 'MODULE_PATHNAME', 'shared_grant' LANGUAGE C VOLATILE STRICT;
