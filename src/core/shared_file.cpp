@@ -82,8 +82,9 @@ constexpr uint64_t kFolioBytes = uint64_t(2) << 20;  // the PMD size on x86-64 a
 // Writes the header block (kHeaderBytes of `head`) and the payload (`payload`,
 // or zeros if it is null) in writes aligned to kFolioBytes of the file: every
 // piece after the first, then the first, which holds the header (the magic
-// still zero: create_file writes it last). stop (may be null) is polled between pieces; when it returns true
-// the create is abandoned. Calls abandon(what, errno) on failure.
+// still zero: create_file writes it last). stop (may be null) is polled
+// between pieces; when it returns true the create is abandoned. Calls
+// abandon(what, errno) on failure.
 template <typename Abandon>
 void write_aligned(int fd, const uint8_t* head, const uint8_t* payload, uint64_t payload_bytes, bool (*stop)(),
                    Abandon abandon) {
@@ -166,8 +167,8 @@ int open_new_locked(const std::string& path) {
     return fd;
 }
 
-// A file of size bytes whose first header bytes (h, zero past the end of the
-// file) have no magic: what a create leaves until it finishes.
+// A header read from a file (zeros past the file's end) without the magic:
+// what a create leaves until it finishes.
 bool unfinished(const FileHeader& h) { return h.magic == 0; }
 
 // For an unfinished file open as fd: true if its creator is gone, and fd then
