@@ -318,15 +318,17 @@ bool home_is_here() {
 }
 
 // Before a create or drop changes the catalog (between begin_catalog and
-// end_catalog): the rows of another database go, in the same transaction.
-// The home row is locked by the first claim: a session claiming at the same
-// time waits for it and then finds the claim made.
+// end_catalog): the rows of another database (or of none: a home row someone
+// removed) go, in the same transaction. The home row is locked by the first
+// claim: a session claiming at the same time waits for it and then finds the
+// claim made.
 void claim_catalog() {
     if (catalog_ours) return;
     Oid types[1] = {OIDOID};
     Datum values[1] = {ObjectIdGetDatum(MyDatabaseId)};
-    run("UPDATE sketchshare_shared.home SET db = $1 WHERE db OPERATOR(pg_catalog.<>) $1 RETURNING 1", 1, types,
-        values, false);
+    run("INSERT INTO sketchshare_shared.home AS h (db) VALUES ($1) ON CONFLICT (one) DO UPDATE SET db = $1 "
+        "WHERE h.db OPERATOR(pg_catalog.<>) $1 RETURNING 1",
+        1, types, values, false);
     if (SPI_processed == 1) {
         run("DELETE FROM sketchshare_shared.grants", 0, nullptr, nullptr, false);
         run("DELETE FROM sketchshare_shared.objects", 0, nullptr, nullptr, false);

@@ -16,6 +16,9 @@ set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
 start_test sketchshare_shared_interrupted_create
+# A backend left paused would hold up the server's shutdown: resume it on exit.
+BACKEND=""
+trap '[ -z "$BACKEND" ] || kill -CONT "$BACKEND" 2>/dev/null || true; end_test' EXIT
 q "SELECT shared_cbf_create('small', 1000)" >/dev/null
 dir=$(object_dir)
 big=100000000  # a 512 MB file
