@@ -414,8 +414,9 @@ void sweep_dropped() {
 }
 
 // The file_id of the committed object named `name`, read by a snapshot taken
-// now (a repeatable-read transaction's own may predate a drop); false if no
-// committed object has the name.
+// now (a repeatable-read transaction's own may predate a drop; a parallel
+// query, which cannot take one, reads by its own); false if no committed
+// object has the name.
 bool committed_file_id(const char* name, uint64* file_id) {
     AsCatalogOwner s;
     begin_catalog(&s);
@@ -424,7 +425,8 @@ bool committed_file_id(const char* name, uint64* file_id) {
     SPIPlanPtr plan = SPI_prepare(
         "SELECT file_id FROM sketchshare_shared.objects WHERE name OPERATOR(pg_catalog.=) $1", 1, types);
     if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-    const int rc = SPI_execute_snapshot(plan, values, nullptr, GetLatestSnapshot(), InvalidSnapshot, true, false, 1);
+    const Snapshot now = IsInParallelMode() ? InvalidSnapshot : GetLatestSnapshot();
+    const int rc = SPI_execute_snapshot(plan, values, nullptr, now, InvalidSnapshot, true, false, 1);
     if (rc < 0) elog(ERROR, "SPI_execute_snapshot failed: %s", SPI_result_code_string(rc));
     const bool found = SPI_processed == 1 && catalog_ours;
     if (found) {
