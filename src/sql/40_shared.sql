@@ -31,8 +31,9 @@ REVOKE ALL ON sketchshare_shared.objects, sketchshare_shared.grants FROM PUBLIC;
 
 -- CREATE DATABASE ... TEMPLATE copies these tables but not the object files
 -- (they live outside the database's storage): the copy starts with no shared
--- objects. Its rows name the template's objects, and this row another
--- database, until the copy's first change of the catalog removes them.
+-- objects: its rows name the template's objects, and this row another
+-- database, until the copy's first create or drop removes them (the library
+-- and the shared_objects view read no row while this names another).
 CREATE TABLE sketchshare_shared.home (
     one boolean PRIMARY KEY DEFAULT true CHECK (one),
     db oid NOT NULL
