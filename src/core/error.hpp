@@ -19,6 +19,7 @@ enum class Errc {
     out_of_memory,      // 53200
     io_error,           // 58030
     object_state,       // 55000: the object is in the wrong state (frozen, ...)
+    object_in_use,      // 55006: another process is at work on it (creating it)
     internal,           // XX000
 };
 

@@ -15,6 +15,7 @@ static int sqlstate_for(sketch::Errc code) {
         case sketch::Errc::out_of_memory: return ERRCODE_OUT_OF_MEMORY;
         case sketch::Errc::io_error: return ERRCODE_IO_ERROR;
         case sketch::Errc::object_state: return ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE;
+        case sketch::Errc::object_in_use: return ERRCODE_OBJECT_IN_USE;
         case sketch::Errc::internal: break;
     }
     return ERRCODE_INTERNAL_ERROR;

@@ -24,12 +24,10 @@ void capture(PendingError& pending, const sketch::Error& e);
 void capture(PendingError& pending, int sqlstate, const char* message);
 [[noreturn]] void raise(const PendingError& pending);
 
-// Runs f and returns its result; any exception becomes ereport(ERROR).
-template <typename F>
-auto guarded(F&& f) -> decltype(f()) {
-    PendingError pending;
+// The exception being handled, into pending (call inside a catch block).
+inline void capture_current(PendingError& pending) {
     try {
-        return f();
+        throw;
     } catch (const sketch::Error& e) {
         capture(pending, e);
     } catch (const std::bad_alloc&) {
@@ -39,7 +37,31 @@ auto guarded(F&& f) -> decltype(f()) {
     } catch (...) {
         capture(pending, ERRCODE_INTERNAL_ERROR, "unknown C++ exception");
     }
+}
+
+// Runs f and returns its result; any exception becomes ereport(ERROR).
+template <typename F>
+auto guarded(F&& f) -> decltype(f()) {
+    PendingError pending;
+    try {
+        return f();
+    } catch (...) {
+        capture_current(pending);
+    }
     raise(pending);
+}
+
+// Runs f; an exception is kept in pending (false) instead of raised, for a
+// caller that decides what to report once the C++ frames are gone.
+template <typename F>
+bool captured(F&& f, PendingError& pending) {
+    try {
+        f();
+        return true;
+    } catch (...) {
+        capture_current(pending);
+        return false;
+    }
 }
 
 }  // namespace sketch_pg

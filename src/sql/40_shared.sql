@@ -29,6 +29,21 @@ COMMENT ON TABLE sketchshare_shared.grants IS
 'sketchshare: privileges granted on shared objects with shared_grant';
 REVOKE ALL ON sketchshare_shared.objects, sketchshare_shared.grants FROM PUBLIC;
 
+-- CREATE DATABASE ... TEMPLATE copies these tables but not the object files
+-- (they live outside the database's storage): the copy starts with no shared
+-- objects: its rows name the template's objects, and this row another
+-- database, until the copy's first create or drop removes them (the library
+-- and the shared_objects view read no row while this names another).
+CREATE TABLE sketchshare_shared.home (
+    one boolean PRIMARY KEY DEFAULT true CHECK (one),
+    db oid NOT NULL
+);
+INSERT INTO sketchshare_shared.home (db)
+SELECT oid FROM pg_catalog.pg_database WHERE datname OPERATOR(pg_catalog.=) pg_catalog.current_database();
+COMMENT ON TABLE sketchshare_shared.home IS
+'sketchshare: the database whose shared objects the catalog describes (another one in a copy made by CREATE DATABASE)';
+REVOKE ALL ON sketchshare_shared.home FROM PUBLIC;
+
 -- A drop that takes the extension along also removes the objects' files, at
 -- its commit. The library sees such a drop through a hook that exists once
 -- the library is loaded in the dropping session: this trigger loads it (any
@@ -75,9 +90,11 @@ SELECT o.name, o.kind, o.owner::regrole AS owner, i.bytes, i.frozen, o.readonly,
        i.capacity, i.fpr, i.layout, i.m, i.k, i.ops, i.status, o.created
 FROM sketchshare_shared.objects o
 LEFT JOIN LATERAL sketchshare_shared.file_info(o.name) i ON true
-WHERE pg_catalog.pg_has_role(o.owner, 'USAGE')
-   OR EXISTS (SELECT FROM sketchshare_shared.grants g
-              WHERE g.name OPERATOR(pg_catalog.=) o.name AND pg_catalog.pg_has_role(g.grantee, 'USAGE'));
+WHERE (SELECT h.db FROM sketchshare_shared.home h) OPERATOR(pg_catalog.=)
+      (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())
+  AND (pg_catalog.pg_has_role(o.owner, 'USAGE')
+       OR EXISTS (SELECT FROM sketchshare_shared.grants g
+                  WHERE g.name OPERATOR(pg_catalog.=) o.name AND pg_catalog.pg_has_role(g.grantee, 'USAGE')));
 COMMENT ON VIEW shared_objects IS
 'Shared objects of this database that the current role owns or was granted (superusers: all): name, kind, owner, file size, frozen, read-only (attached), geometry (capacity, fpr, layout, m = counters or bits, k = hashes), write calls so far, and the file''s status';
 GRANT SELECT ON shared_objects TO PUBLIC;
@@ -97,7 +114,7 @@ COMMENT ON FUNCTION shared_sync(text) IS
 CREATE FUNCTION shared_drop(name text, if_exists boolean DEFAULT false) RETURNS boolean
 AS 'MODULE_PATHNAME', 'shared_drop' LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION shared_drop(text, boolean) IS
-'Drops a shared object (owner only); its file is removed when the transaction commits. Returns false if it did not exist and if_exists';
+'Drops a shared object (owner only); its file is removed when the transaction commits. Returns false if it did not exist and if_exists (then removing what an interrupted create of the name left)';
 
 CREATE FUNCTION shared_grant(name text, role regrole, privilege text) RETURNS void
 AS 'MODULE_PATHNAME', 'shared_grant' LANGUAGE C VOLATILE STRICT;

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <csignal>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -190,43 +191,71 @@ TEST_F(SharedFile, WrongKindIsRefused) {
     }
 }
 
-TEST_F(SharedFile, InterruptedCreateIsRecovered) {
+// A file without the magic is what a create leaves until it finishes; its
+// creator holds an exclusive flock on it meanwhile. Nobody holding it: the
+// creator is gone, and the next create replaces the file, whatever it holds.
+TEST_F(SharedFile, AbandonedCreateIsReplaced) {
     const uint64_t total = sh::kHeaderBytes + geometry;
-    // Full-size and all zero: re-initialised.
-    std::string p = path("zero");
-    spit(p, std::string(total, '\0'));
-    sh::create_file(p, "zero", spec(5), sh::Existing::refuse);
-    EXPECT_EQ(sh::read_header(p, "zero", 0).file_id, 5u);
-    // Empty: adopted.
-    spit(path("empty"), "");
-    sh::create_file(path("empty"), "empty", spec(6), sh::Existing::refuse);
-    EXPECT_EQ(sh::read_header(path("empty"), "empty", 0).file_id, 6u);
-    // All zero but the wrong size: not re-initialised.
-    spit(path("short"), std::string(total - 4096, '\0'));
-    try {
-        sh::create_file(path("short"), "short", spec(), sh::Existing::refuse);
-        ADD_FAILURE();
-    } catch (const sketch::Error& e) {
-        EXPECT_NE(std::string(e.what()).find("interrupted create"), std::string::npos) << e.what();
-    }
-    EXPECT_EQ(slurp(path("short")).size(), total - 4096);
-    // A partly written header: an error saying so, file untouched.
-    std::string partial(total, '\0');
+    std::string partial(total - 4096, '\0');  // another size, a partly written header, data
     partial[8] = 1;
     partial[12] = 2;
-    spit(path("partial"), partial);
+    partial[partial.size() - 1] = 3;
+    const std::pair<const char*, std::string> leftovers[] = {
+        {"zero", std::string(total, '\0')}, {"empty", ""}, {"short", std::string(5, '\0')}, {"partial", partial}};
+    uint64_t id = 5;
+    for (const auto& [name, bytes] : leftovers) {
+        spit(path(name), bytes);
+        sh::create_file(path(name), name, spec(id), sh::Existing::refuse);
+        EXPECT_EQ(sh::read_header(path(name), name, 0).file_id, id) << name;
+        EXPECT_EQ(slurp(path(name)).size(), total) << name;
+        ++id;
+    }
+}
+
+// ... while a live creator holds it, the file is a create in progress: a
+// create of the name is refused (object_in_use), a removal leaves it, and
+// neither touches it.
+TEST_F(SharedFile, CreateInProgressIsLeftAlone) {
+    const std::string p = path("busy");
+    const std::string bytes(sh::kHeaderBytes + geometry, '\0');
+    spit(p, bytes);
+    const int holder = open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(holder, 0);
+    ASSERT_EQ(flock(holder, LOCK_EX | LOCK_NB), 0);
     try {
-        sh::create_file(path("partial"), "partial", spec(), sh::Existing::replace_orphan);
+        sh::create_file(p, "busy", spec(), sh::Existing::replace_orphan);
         ADD_FAILURE();
     } catch (const sketch::Error& e) {
-        EXPECT_NE(std::string(e.what()).find("left by an interrupted create"), std::string::npos) << e.what();
+        EXPECT_EQ(e.code(), sketch::Errc::object_in_use);
+        EXPECT_NE(std::string(e.what()).find("is being created by another process"), std::string::npos) << e.what();
     }
-    EXPECT_EQ(slurp(path("partial")), partial);
-    // Data is never re-initialised.
-    std::string data(total, '\0');
-    data[total - 1] = 1;
+    EXPECT_FALSE(sh::remove_abandoned_create(p));
+    sh::remove_abandoned_creates(dir);
+    EXPECT_FALSE(sh::remove_file(p, 7, true)) << "a drop's commit leaves a create in progress";
+    EXPECT_FALSE(sh::remove_file(p, 7)) << "so does a rollback";
+    EXPECT_EQ(slurp(p), bytes);
+    close(holder);  // the creator is gone
+    EXPECT_TRUE(sh::remove_abandoned_create(p));
+    EXPECT_NE(access(p.c_str(), F_OK), 0);
+    // A drop's commit, and the sweep of a folder, remove abandoned creates too.
+    spit(p, bytes);
+    EXPECT_TRUE(sh::remove_file(p, 7, true));
+    spit(p, bytes);
+    spit(path("done"), "");
+    sh::create_file(path("done"), "done", spec(8), sh::Existing::refuse);
+    sh::remove_abandoned_creates(dir);
+    EXPECT_NE(access(p.c_str(), F_OK), 0);
+    EXPECT_EQ(sh::read_header(path("done"), "done", 0).file_id, 8u) << "a finished file stays";
+}
+
+// A file at an object name that is neither an object file nor unfinished
+// (its first bytes are not zero) is never replaced.
+TEST_F(SharedFile, ForeignFileIsLeftAlone) {
+    std::string data(sh::kHeaderBytes + geometry, '\0');
+    data[0] = 'x';
     spit(path("data"), data);
     EXPECT_THROW(sh::create_file(path("data"), "data", spec(), sh::Existing::replace_orphan), sketch::Error);
+    EXPECT_FALSE(sh::remove_abandoned_create(path("data")));
     EXPECT_EQ(slurp(path("data")), data);
 }
 
@@ -388,16 +417,22 @@ TEST_F(SharedFile, RemoveTakesWhatDamageLeftOfTheDroppedFile) {
         EXPECT_FALSE(damaged(damage, false));
         EXPECT_EQ(access(p.c_str(), F_OK), 0);
     }
-    // left alone: another incarnation, a header without magic, zeros, nothing
+    // left alone: another incarnation
     auto other_id = [](std::string& b) { b[offsetof(sh::FileHeader, file_id)] ^= 1; };
+    EXPECT_FALSE(damaged(other_id, true));
+    EXPECT_EQ(access(p.c_str(), F_OK), 0);
+    // taken by both: what a create left unfinished (no magic: a header
+    // without it, zeros, nothing) when no process holds it (its creator is
+    // gone; CreateInProgressIsLeftAlone has one that is not)
     auto no_magic = [](std::string& b) { std::memset(&b[0], 0, 8); };
     auto zeros = [](std::string& b) { std::memset(&b[0], 0, b.size()); };
     auto empty = [](std::string& b) { b.clear(); };
     auto three_zeros = [](std::string& b) { b.assign(3, '\0'); };
-    for (auto damage : {+other_id, +no_magic, +zeros, +empty, +three_zeros}) {
-        EXPECT_FALSE(damaged(damage, true));
-        EXPECT_EQ(access(p.c_str(), F_OK), 0);
-    }
+    for (bool remains : {true, false})
+        for (auto damage : {+no_magic, +zeros, +empty, +three_zeros}) {
+            EXPECT_TRUE(damaged(damage, remains));
+            EXPECT_NE(access(p.c_str(), F_OK), 0);
+        }
     // a symlink: the link goes, its target stays
     unlink(p.c_str());
     std::string target = path("target");
@@ -455,7 +490,8 @@ TEST_F(SharedFile, LargePayloadsAreWrittenWhole) {
 
 // A large create polls spec.stop between its 2 MiB writes: stopping removes the
 // file; a process that dies in the middle leaves an all-zero file (the header
-// goes in last), which the next create adopts.
+// goes in last), which the next create replaces (the dead process holds no
+// lock on it).
 namespace {
 int polls = 0;
 bool stop_at_third() { return ++polls >= 3; }

@@ -4,8 +4,8 @@
 #    shorter than a header, wrong magic, the other byte order, a symlink
 #    planted at the path) goes with the drop, so the name can be created
 #    again (docs/operations.md: "Drop the object ... and recreate it"); a symlink's target
-#    is left alone, and a file that may be a create in progress (all zero) is
-#    left for the next create, which adopts it.
+#    is left alone. So does a file without the magic that no process holds
+#    (what a create whose process is gone left).
 # 2. A create that commits while the drop of the previous object of that name
 #    is still finishing (its commit is visible, its file not yet removed):
 #    a backend that kept the old object mapped must move to the new one, and
@@ -39,8 +39,9 @@ recreate "a symlink at the path" 'as_owner cp "$f" "$WORK/target"; rm "$f"; ln -
 [ -f "$WORK/target" ] && [ ! -L "$WORK/target" ] || fail "the symlink's target was removed"
 echo "ok: the symlink's target is left alone"
 
-# An all-zero file at the path when the drop commits may be another
-# backend's create in progress: the drop leaves it, the next create adopts it.
+# An all-zero file at the path when the drop commits, which no process
+# holds, is what a create whose process is gone left: the drop removes it.
+# (One that a create in progress holds stays: shared_interrupted_create.sh.)
 q "SELECT shared_cbf_create('zeroed', 1000)" >/dev/null
 size=$(stat -c %s "$dir/zeroed")
 psql -X -q -At >/dev/null <<SQL
@@ -49,9 +50,9 @@ SELECT shared_drop('zeroed');
 \! rm "$dir/zeroed" && head -c $size /dev/zero >"$WORK/zero" && chmod 600 "$WORK/zero" && chown $SERVER_OWNER "$WORK/zero" && mv "$WORK/zero" "$dir/zeroed"
 COMMIT;
 SQL
-[ -f "$dir/zeroed" ] || fail "the drop removed an all-zero file (a create in progress?)"
-echo "ok: an all-zero file is left by the drop"
-check "... and adopted by the next create" "SELECT shared_cbf_create('zeroed', 1000) IS NOT NULL AND shared_cbf_add('zeroed', 1)"
+[ ! -e "$dir/zeroed" ] || fail "the drop left an all-zero file no process holds"
+echo "ok: the drop removes an all-zero file no process holds"
+check "... and the name can be created again" "SELECT shared_cbf_create('zeroed', 1000) IS NOT NULL AND shared_cbf_add('zeroed', 1)"
 q "SELECT shared_drop('zeroed')" >/dev/null
 
 # 2. The race. The drop of 'r' is the first action of a transaction that

@@ -81,10 +81,10 @@ constexpr uint64_t kFolioBytes = uint64_t(2) << 20;  // the PMD size on x86-64 a
 
 // Writes the header block (kHeaderBytes of `head`) and the payload (`payload`,
 // or zeros if it is null) in writes aligned to kFolioBytes of the file: every
-// piece after the first, then the first, which holds the header. A crash
-// while the zeros go in thus leaves an all-zero file, which the next create
-// adopts. stop (may be null) is polled between pieces; when it returns true
-// the create is abandoned. Calls abandon(what, errno) on failure.
+// piece after the first, then the first, which holds the header (the magic
+// still zero: create_file writes it last). stop (may be null) is polled
+// between pieces; when it returns true the create is abandoned. Calls
+// abandon(what, errno) on failure.
 template <typename Abandon>
 void write_aligned(int fd, const uint8_t* head, const uint8_t* payload, uint64_t payload_bytes, bool (*stop)(),
                    Abandon abandon) {
@@ -153,6 +153,47 @@ struct DirLock {
     DirLock(const DirLock&) = delete;
     DirLock& operator=(const DirLock&) = delete;
 };
+
+// A create holds an exclusive flock on its file from the moment the file
+// appears until the header's magic is written: whoever finds a file without
+// the magic can tell a create in progress (the lock is held) from one whose
+// process is gone, killed or crashed in whatever server run (the kernel
+// released the lock). The file is made and locked under the folder's lock,
+// which every removal takes, so no one sees it unlocked in between.
+int open_new_locked(const std::string& path) {
+    DirLock lock(path);
+    int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) (void)flock(fd, LOCK_EX | LOCK_NB);  // a new file: no one else can hold it
+    return fd;
+}
+
+// A header read from a file (zeros past the file's end) without the magic:
+// what a create leaves until it finishes.
+bool unfinished(const FileHeader& h) { return h.magic == 0; }
+
+// For an unfinished file open as fd: true if its creator is gone, and fd then
+// holds the creation lock (until it is closed).
+bool creator_gone(int fd) { return flock(fd, LOCK_EX | LOCK_NB) == 0; }
+
+enum class Leftover { none, removed, in_progress };
+
+// Removes path, under the folder's lock, if it is an unfinished create whose
+// creator is gone; in_progress if its creator is still at work.
+Leftover remove_if_abandoned(const std::string& path) noexcept {
+    const char* p = path.c_str();
+    DirLock lock(path);
+    // O_NONBLOCK: a FIFO placed here must not hang the call.
+    Fd fd(open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+    struct stat st;
+    if (fd.fd < 0 || fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode)) return Leftover::none;
+    FileHeader h;
+    std::memset(&h, 0, sizeof h);
+    if (!pread_full(fd.fd, &h, size_t(std::min<uint64_t>(uint64_t(st.st_size), sizeof h.magic)), 0) ||
+        !unfinished(h))
+        return Leftover::none;
+    if (!creator_gone(fd.fd)) return Leftover::in_progress;
+    return unlink(p) == 0 ? Leftover::removed : Leftover::none;
+}
 
 // Sets kDropped in the header of an object file open as fd (size bytes), so
 // processes that map it let go; a file too short for a header has no flags.
@@ -230,8 +271,7 @@ void validate(const FileHeader& h, const uint8_t* raw, uint64_t size, const std:
             bool zero = true;
             for (size_t i = 0; i < sizeof(FileHeader); ++i) zero = zero && raw[i] == 0;
             fail(Errc::corrupted,
-                 "file \"%s\" of shared object \"%s\" is incomplete: %s left by an interrupted create; remove it "
-                 "and retry",
+                 "file \"%s\" of shared object \"%s\" is incomplete: %s left by an interrupted create",
                  p, label, zero ? "an empty header" : "a partly written header");
         }
         fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" is not a sketchshare object file (wrong magic)", p,
@@ -271,8 +311,7 @@ FileHeader read_and_validate(int fd, uint64_t size, const std::string& path, con
     if (size < sizeof(FileHeader) + 0) {
         if (size > 0 && pread_full(fd, &h, size_t(size), 0) && all_zero(fd, size))
             fail(Errc::corrupted,
-                 "file \"%s\" of shared object \"%s\" is incomplete: an empty file left by an interrupted create; "
-                 "remove it and retry",
+                 "file \"%s\" of shared object \"%s\" is incomplete: an empty file left by an interrupted create",
                  path.c_str(), label);
         fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" is truncated: %llu bytes, shorter than its header",
              path.c_str(), label, (unsigned long long)size);
@@ -358,13 +397,9 @@ void create_file(const std::string& path, const char* label, const CreateSpec& s
     const char* p = path.c_str();
 
     int fd = -1;
-    bool created = false;
     for (int attempt = 0; fd < 0; ++attempt) {
-        fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd >= 0) {
-            created = true;
-            break;
-        }
+        fd = open_new_locked(path);
+        if (fd >= 0) break;
         if (errno != EEXIST)
             fail(Errc::io_error, "could not create file \"%s\" for shared object \"%s\": %s", p, label,
                  errstr(errno).c_str());
@@ -383,14 +418,6 @@ void create_file(const std::string& path, const char* label, const CreateSpec& s
         if (fstat(efd, &st) != 0 || !S_ISREG(st.st_mode))
             fail(Errc::corrupted, "\"%s\" exists and is not a regular file; left untouched", p);
         const uint64_t size = uint64_t(st.st_size);
-        if (st.st_uid == geteuid() && (size == 0 || (size == total && all_zero(efd, size)))) {
-            // An empty file, or the full-size all-zero file of an interrupted create: adopt it.
-            if (fchmod(efd, 0600) != 0)
-                fail(Errc::io_error, "could not chmod \"%s\": %s", p, errstr(errno).c_str());
-            fd = guard.fd;
-            guard.fd = -1;
-            break;
-        }
         FileHeader h;
         std::memset(&h, 0, sizeof h);
         if (!pread_full(efd, &h, size_t(std::min<uint64_t>(size, sizeof h)), 0))
@@ -424,17 +451,21 @@ void create_file(const std::string& path, const char* label, const CreateSpec& s
             }
             fail(Errc::corrupted, "file \"%s\" for shared object \"%s\" already exists; left untouched", p, label);
         }
-        if (h.magic == 0)
-            fail(Errc::corrupted,
-                 "file \"%s\" of shared object \"%s\" is incomplete: left by an interrupted create; remove it and "
-                 "retry",
-                 p, label);
+        if (unfinished(h)) {
+            // A create that never finished (its process killed, or the server
+            // crashed) is replaced; one still at work is not.
+            if (remove_if_abandoned(path) == Leftover::in_progress)
+                fail(Errc::object_in_use, "shared object \"%s\" is being created by another process", label);
+            if (attempt < 3) continue;
+            fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" is incomplete and could not be removed", p,
+                 label);
+        }
         fail(Errc::corrupted, "file \"%s\" exists and is not a sketchshare object file; left untouched", p);
     }
 
     Fd guard(fd);
     auto abandon = [&](const char* what, int err) {
-        if (created) unlink(p);
+        unlink(p);
         fail(err == ENOSPC ? Errc::program_limit : Errc::io_error,
              "could not %s file \"%s\" of shared object \"%s\" (%llu bytes): %s", what, p, label,
              (unsigned long long)total, errstr(err).c_str());
@@ -564,7 +595,7 @@ void copy_file(const std::string& from, const std::string& to, const char* label
     if (h.total_bytes > max_bytes)
         fail(Errc::program_limit, "file \"%s\" has %llu bytes, more than the %llu allowed (did it change?)",
              from.c_str(), (unsigned long long)h.total_bytes, (unsigned long long)max_bytes);
-    Fd out(open(to.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    Fd out(open_new_locked(to));
     if (out.fd < 0)
         fail(Errc::io_error, "could not create file \"%s\": %s", to.c_str(),
              errno == EEXIST ? "it already exists" : errstr(errno).c_str());
@@ -628,11 +659,10 @@ bool unlink_if_ours(const std::string& path, uint64_t file_id, bool remains, int
         ours = true;
     } else if (h.magic == kMagic && size >= kIdEnd) {
         ours = h.file_id == file_id;  // another incarnation is not ours to remove
-    } else if (h.magic == 0) {
-        // Zeros where the magic goes (or an empty file): possibly a create
-        // of the name in progress, which writes the magic last. Left for the
-        // next create, which adopts or reports it.
-        ours = false;
+    } else if (unfinished(h)) {
+        // A create that has not written the magic yet: removed only once its
+        // process is gone, never while it is at work on the name.
+        ours = creator_gone(fd);
     }
     // Anything else (too short for a header, a wrong magic) is, at a drop's
     // commit (remains), what damage left of the dropped object's file: no
@@ -698,6 +728,18 @@ std::vector<ObjectFile> object_files(const std::string& dir) {
         found.push_back(ObjectFile{name, h.file_id, h.created_run});
     }
     return found;
+}
+
+bool remove_abandoned_create(const std::string& path) noexcept {
+    return remove_if_abandoned(path) == Leftover::removed;
+}
+
+void remove_abandoned_creates(const std::string& dir) noexcept {
+    try {
+        for (const std::string& name : object_names(dir)) remove_abandoned_create(dir + "/" + name);
+    } catch (...) {
+        // out of memory listing the folder: they stay, to be tried again
+    }
 }
 
 std::vector<uint32_t> numbered_folders(const std::string& dir) {

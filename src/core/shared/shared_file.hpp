@@ -117,14 +117,17 @@ struct CreateSpec {
 };
 
 enum class Existing {
-    refuse,          // any existing file is an error (unless it is an interrupted create)
+    refuse,          // any existing file is an error (unless it is an abandoned create)
     replace_orphan,  // a complete valid file (known to be abandoned) is replaced
 };
 
 // Creates path (O_CREAT|O_EXCL|O_NOFOLLOW, 0600), reserves its blocks with
-// posix_fallocate and writes the header, magic last. An existing full-size,
-// all-zero file owned by this user (an interrupted create) is re-initialised.
-// Errors name `label`; nothing is left behind on failure.
+// posix_fallocate and writes the header, magic last. Until the magic is
+// written the file is unfinished and its creator holds an exclusive flock on
+// it: an unfinished file found at the path whose lock is free (its creator
+// killed, in this server run or an earlier one) is an abandoned create and is
+// replaced; one whose lock is held is refused (object_in_use). Errors name
+// `label`; nothing is left behind on failure.
 void create_file(const std::string& path, const char* label, const CreateSpec& spec, Existing existing);
 
 // Opens path (O_NOFOLLOW), validates the header against the file and maps it.
@@ -177,7 +180,8 @@ inline void add_ops(FileHeader* h, uint32_t owner, uint64_t n) {
 // DirLock). With remains (a drop's commit, which knows the path held its
 // object) it also removes what damage left there: a symlink (never its
 // target), a file too short for a header or with a wrong magic. Another
-// incarnation and a file whose magic is zero (a create in progress) stay.
+// incarnation and a create in progress (a file without the magic whose
+// creator holds it, see create_file) stay; an abandoned create goes.
 // An object file's payload blocks go back to the file system at once (a hole
 // punched under the object's lock, waited for up to a second), though other
 // processes may still map it. Never throws; returns false if it was not removed.
@@ -193,6 +197,12 @@ struct ObjectFile {
     uint64_t created_run;
 };
 std::vector<ObjectFile> object_files(const std::string& dir);
+
+// Removes path if it is an abandoned create (see create_file): a regular file
+// without the magic whose creator is gone. True if it was removed. Never throws.
+bool remove_abandoned_create(const std::string& path) noexcept;
+// The same for every file at an object name in folder dir.
+void remove_abandoned_creates(const std::string& dir) noexcept;
 
 // The folders of dir named by a number (a database's oid).
 std::vector<uint32_t> numbered_folders(const std::string& dir);

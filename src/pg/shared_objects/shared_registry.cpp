@@ -27,6 +27,7 @@ extern "C" {
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 }
@@ -40,6 +41,8 @@ namespace {
 
 HTAB* cache = nullptr;
 uint64 local_epoch = 1;  // bumped by this backend's catalog changes
+// The catalog's rows are known to describe this database (see home_is_here).
+bool catalog_ours = false;
 uint64 role_epoch = 1;   // bumped by role and membership invalidations
 bool callbacks_registered = false;
 
@@ -190,6 +193,7 @@ void xact_callback(XactEvent event, void*) {
             break;
         case XACT_EVENT_ABORT:
         case XACT_EVENT_PARALLEL_ABORT:
+            catalog_ours = false;  // a claim (claim_catalog) may have been this transaction's
             if (pending != nullptr) resolve(false, 0);
             break;
         default: break;
@@ -197,6 +201,7 @@ void xact_callback(XactEvent event, void*) {
 }
 
 void subxact_callback(SubXactEvent event, SubTransactionId, SubTransactionId, void*) {
+    if (event == SUBXACT_EVENT_ABORT_SUB) catalog_ours = false;  // as at a top-level abort
     if (pending == nullptr) return;
     const int level = GetCurrentTransactionNestLevel();
     if (event == SUBXACT_EVENT_ABORT_SUB) {
@@ -215,7 +220,10 @@ void role_invalidated(Datum, int, uint32) { role_epoch++; }
 // entries read from it be read again.
 Oid catalog_relid = InvalidOid;
 void catalog_invalidated(Datum, Oid relid) {
-    if (relid == InvalidOid || relid == catalog_relid) local_epoch++;
+    if (relid == InvalidOid || relid == catalog_relid) {
+        local_epoch++;
+        catalog_ours = false;
+    }
 }
 
 void ensure_setup() {
@@ -270,6 +278,8 @@ struct AsCatalogOwner {
     int guc_level;
 };
 
+bool home_is_here();
+
 void begin_catalog(AsCatalogOwner* s) {
     Oid nsp = get_namespace_oid("sketchshare_shared", true);
     if (!OidIsValid(nsp))
@@ -286,6 +296,7 @@ void begin_catalog(AsCatalogOwner* s) {
     (void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true,
                             0, false);
     if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
+    if (!catalog_ours) catalog_ours = home_is_here();
 }
 
 void end_catalog(AsCatalogOwner* s) {
@@ -298,6 +309,45 @@ int run(const char* sql, int nargs, Oid* types, Datum* values, bool read_only) {
     int rc = SPI_execute_with_args(sql, nargs, types, values, nullptr, read_only, 0);
     if (rc < 0) elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
     return rc;
+}
+
+// CREATE DATABASE ... TEMPLATE copies the catalog's tables but not the object
+// files, which live outside the database's storage (and are in use by the
+// template's sessions meanwhile): the copy starts with no objects. The
+// catalog records the database its rows describe (sketchshare_shared.home,
+// which the shared_objects view checks too). In a copy it names another
+// database: every name is looked up as missing, and the first create or drop
+// removes the rows and records the copy (claim_catalog).
+bool home_is_here() {
+    run("SELECT db FROM sketchshare_shared.home", 0, nullptr, nullptr, true);
+    bool isnull = true;
+    return SPI_processed == 1 &&
+           DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)) == MyDatabaseId;
+}
+
+// Before a create or drop changes the catalog (between begin_catalog and
+// end_catalog): the rows of another database (or of none: a home row someone
+// removed) go, in the same transaction. The home row is locked by the first
+// claim: a session claiming at the same time waits for it and then finds the
+// claim made.
+void claim_catalog() {
+    if (catalog_ours) return;
+    Oid types[1] = {OIDOID};
+    Datum values[1] = {ObjectIdGetDatum(MyDatabaseId)};
+    run("INSERT INTO sketchshare_shared.home AS h (db) VALUES ($1) ON CONFLICT (one) DO UPDATE SET db = $1 "
+        "WHERE h.db OPERATOR(pg_catalog.<>) $1 RETURNING 1",
+        1, types, values, false);
+    if (SPI_processed == 1) {
+        run("DELETE FROM sketchshare_shared.grants", 0, nullptr, nullptr, false);
+        run("DELETE FROM sketchshare_shared.objects", 0, nullptr, nullptr, false);
+        if (SPI_processed > 0)
+            ereport(NOTICE,
+                    (errmsg("removed %llu shared objects that came with a copy of another database",
+                            (unsigned long long)SPI_processed),
+                     errdetail("CREATE DATABASE copies the catalog of shared objects but not their files: a copy "
+                               "starts with none.")));
+    }
+    catalog_ours = true;
 }
 
 struct CatalogRow {
@@ -323,7 +373,7 @@ bool read_catalog(const char* name, CatalogRow* row) {
     Datum values[1] = {CStringGetTextDatum(name)};
     run("SELECT kind, owner, file_id, readonly FROM sketchshare_shared.objects WHERE name OPERATOR(pg_catalog.=) $1",
         1, types, values, false);
-    bool found = SPI_processed == 1;
+    bool found = SPI_processed == 1 && catalog_ours;
     if (found) {
         HeapTuple t = SPI_tuptable->vals[0];
         TupleDesc d = SPI_tuptable->tupdesc;
@@ -371,13 +421,55 @@ void sweep_dropped() {
     pg_unreachable();
 }
 
+// The file_id of the committed object named `name`, read by a snapshot taken
+// now (a repeatable-read transaction's own may predate a drop; a parallel
+// query, which cannot take one, reads by its own); false if no committed
+// object has the name.
+bool committed_file_id(const char* name, uint64* file_id) {
+    AsCatalogOwner s;
+    begin_catalog(&s);
+    Oid types[1] = {TEXTOID};
+    Datum values[1] = {CStringGetTextDatum(name)};
+    SPIPlanPtr plan = SPI_prepare(
+        "SELECT file_id FROM sketchshare_shared.objects WHERE name OPERATOR(pg_catalog.=) $1", 1, types);
+    if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+    const Snapshot now = IsInParallelMode() ? InvalidSnapshot : GetLatestSnapshot();
+    const int rc = SPI_execute_snapshot(plan, values, nullptr, now, InvalidSnapshot, true, false, 1);
+    if (rc < 0) elog(ERROR, "SPI_execute_snapshot failed: %s", SPI_result_code_string(rc));
+    const bool found = SPI_processed == 1 && catalog_ours;
+    if (found) {
+        bool isnull;
+        *file_id = uint64(DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)));
+    }
+    end_catalog(&s);
+    return found;
+}
+
+// The file of a catalog row read a moment ago failed to attach, or holds
+// another incarnation: if the object has been dropped since (its file
+// removed), or its name created again (a new file, perhaps still being
+// written), that race is what the caller meets, not damage. Raises 42704 or
+// 55006 then; returns if the row still stands.
+void refuse_if_raced(const char* name, uint64 file_id) {
+    uint64 now = 0;
+    if (!committed_file_id(name, &now))
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("shared object \"%s\" does not exist", name),
+                        errdetail("It was dropped while this call opened it.")));
+    if (now != file_id) report_dropped_meanwhile(name);
+}
+
 // Maps the file of a catalog row into the entry. Errors are raised after
 // the C++ frames are gone.
 void load(Entry* e, CatalogRow row) {
     char path[MAXPGPATH];
     object_path(e->name, path, sizeof path);
     const bool writable = !row.readonly;
-    sh::Mapping m = guarded([&] { return sh::attach_file(path, e->name, row.kind, writable, server_run()); });
+    sh::Mapping m;
+    PendingError failure;
+    if (!captured([&] { m = sh::attach_file(path, e->name, row.kind, writable, server_run()); }, failure)) {
+        refuse_if_raced(e->name, row.file_id);
+        raise(failure);
+    }
     // The grants are read again after acl_generation: a grant that commits
     // in between either is in them or bumps the generation after this read.
     const uint32 acl = __atomic_load_n(&m.header()->acl_generation, __ATOMIC_ACQUIRE);
@@ -390,6 +482,7 @@ void load(Entry* e, CatalogRow row) {
     row.grants = again.grants;
     if (m.header()->file_id != row.file_id) {
         sh::unmap(m);
+        refuse_if_raced(e->name, row.file_id);
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
                         errmsg("file \"%s\" does not belong to shared object \"%s\" (another incarnation)", path,
                                e->name),
@@ -697,6 +790,7 @@ static void insert_catalog(const char* name, sh::Kind kind, uint64 file_id, bool
     const Oid owner = GetUserId();  // before switching to the catalog's owner
     AsCatalogOwner s;
     begin_catalog(&s);
+    claim_catalog();
     Oid types[5] = {TEXTOID, TEXTOID, OIDOID, INT8OID, BOOLOID};
     Datum values[5] = {CStringGetTextDatum(name), CStringGetTextDatum(sh::kind_name(uint32(kind))),
                        ObjectIdGetDatum(owner), Int64GetDatum(int64(file_id)), BoolGetDatum(readonly)};
@@ -726,12 +820,15 @@ static void remove_folders_of_dropped_databases() {
 // more (a crash restart ends every one), and a new object always gets a file
 // of its own run. A file of this run may be a create in progress, and one of
 // unknown run (written by an earlier version) may be anything: both stay.
+// Unfinished files of creates whose process is gone (killed while writing)
+// go too, whatever their run (sh::remove_abandoned_creates).
 // Each backend looks once, at its first create: after a crash restart every
 // backend is new.
 static void remove_orphans_of_earlier_runs() {
     static bool looked = false;
     if (looked) return;
     looked = true;
+    sh::remove_abandoned_creates(db_folder(MyDatabaseId));
     std::vector<sh::ObjectFile> earlier;
     for (sh::ObjectFile& f : guarded([] { return sh::object_files(db_folder(MyDatabaseId)); }))
         if (f.created_run != 0 && f.created_run != server_run()) earlier.push_back(std::move(f));
@@ -852,12 +949,32 @@ void watch_extension_drop() {
 
 // ---- catalog functions used by shared_sql.cpp ----
 
+// What a create of a name that no committed object has may have left at it:
+// an unfinished file whose creator is gone, or a complete file of an earlier
+// server run (killed before its commit). A drop with if_exists removes it, so
+// that the disk comes back without waiting for a create of that name. A file
+// of this run may be a create that has not committed yet: it stays.
+static void remove_remains_of_create(const char* name) {
+    char path[MAXPGPATH];
+    object_path(name, path, sizeof path);
+    if (sh::remove_abandoned_create(path)) return;
+    uint64 file_id = 0;
+    try {
+        const sh::FileHeader h = sh::read_header(path, name, 0);
+        if (h.created_run != 0 && h.created_run != server_run()) file_id = h.file_id;
+    } catch (...) {
+        return;  // nothing there, or damage a create of the name reports
+    }
+    if (file_id != 0) sh::remove_file(path, file_id);
+}
+
 // Deletes the row (after checking ownership); the file goes at commit.
 bool drop_object(const char* name, bool missing_ok) {
     ensure_setup();
     refuse_in_read_only("drop", name);
     AsCatalogOwner s;
     begin_catalog(&s);
+    claim_catalog();
     Oid types[1] = {TEXTOID};
     Datum values[1] = {CStringGetTextDatum(name)};
     run("SELECT owner, file_id FROM sketchshare_shared.objects WHERE name OPERATOR(pg_catalog.=) $1 FOR UPDATE", 1,
@@ -881,8 +998,10 @@ bool drop_object(const char* name, bool missing_ok) {
         end_catalog(&s);
     }
     if (!found) {
-        if (missing_ok) return false;
-        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("shared object \"%s\" does not exist", name)));
+        if (!missing_ok)
+            ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("shared object \"%s\" does not exist", name)));
+        remove_remains_of_create(name);
+        return false;
     }
     push_pending(Pending::dropped, name, file_id);
     local_epoch++;

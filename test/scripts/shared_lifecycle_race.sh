@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# A call that races another session's create or drop of its object fails
+# only saying so: the object does not exist (42704), already exists (42710),
+# or was dropped or re-created meanwhile (55006); never with an I/O (58030)
+# or corruption (XX001) error about a file that was removed, or that a new
+# create of the name has not finished.
+# 1. Deterministic: a repeatable-read session whose snapshot still shows an
+#    object uses it after another session dropped it; dropped and created it
+#    again; dropped it and holds a create of the name open.
+# 2. pgbench: 4 clients run steps on 3 names: create (a file of a few MB,
+#    so that others meet it while it is being written), drop, add, contains,
+#    count (the last three in repeatable-read transactions half of the time,
+#    whose snapshots lag behind the drops). Every failure is recorded.
+set -euo pipefail
+: "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
+source "$SKETCH_ROOT/test/scripts/lib/common.sh"
+start_test sketchshare_shared_lifecycle_race
+
+# stale_use LABEL PATTERN MEANWHILE: create 'x'; a repeatable-read session
+# takes its snapshot, then the shell commands MEANWHILE run, then the
+# session adds to 'x', which must fail with PATTERN in its message.
+stale_use() {
+    local out
+    q "SELECT shared_cbf_create('x', 1000)" >/dev/null
+    out=$(psql -X -At -v ON_ERROR_STOP=1 2>&1 <<SQL
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT count(*) FROM pg_class;
+\! $3
+SELECT shared_cbf_add('x', 1);
+SQL
+    ) && fail "$1: no error: $out"
+    grep -q "$2" <<<"$out" || fail "$1: expected '$2', got: $out"
+    echo "ok: $1: $(grep ERROR <<<"$out")"
+}
+stale_use "dropped since the snapshot" 'shared object "x" does not exist' \
+    "psql -X -q -c \"SELECT shared_drop('x')\""
+q "SELECT shared_drop('x', true)" >/dev/null
+stale_use "dropped and created again since the snapshot" 'shared object "x" was dropped or re-created meanwhile' \
+    "psql -X -q -c \"SELECT shared_drop('x')\" -c \"SELECT shared_cbf_create('x', 2000)\""
+check "the new 'x' is the one listed" "SELECT capacity = 2000 AND status = 'ok' FROM shared_objects WHERE name = 'x'"
+q "SELECT shared_drop('x')" >/dev/null
+# A create of 'x' holds its transaction open once its file is written,
+# until $WORK/release exists.
+psql -X -q -At >"$WORK/held.log" 2>&1 <<SQL &
+\! while [ ! -e "$WORK/dropped" ]; do sleep 0.05; done
+BEGIN;
+SELECT shared_cbf_create('x', 3000);
+\! touch "$WORK/written"; while [ ! -e "$WORK/release" ]; do sleep 0.05; done
+COMMIT;
+SQL
+PIDS+=($!)
+stale_use "dropped, and a create of the name not committed yet" 'shared object "x" does not exist' \
+    "psql -X -q -c \"SELECT shared_drop('x')\" && touch $WORK/dropped && while [ ! -e $WORK/written ]; do sleep 0.05; done"
+touch "$WORK/release"
+wait "${PIDS[-1]}" || fail "the held create: $(cat "$WORK/held.log")"
+check "the held create committed a working 'x'" \
+    "SELECT shared_cbf_add('x', 1) AND capacity = 3000 AND status = 'ok' FROM shared_objects WHERE name = 'x'"
+q "SELECT shared_drop('x')" >/dev/null
+
+# 2. pgbench.
+q "CREATE TABLE failures (op int, sqlstate text, message text)" >/dev/null
+q "CREATE TABLE steps (op int, ok boolean)" >/dev/null
+q "CREATE FUNCTION step(name text, op int) RETURNS void LANGUAGE plpgsql AS \$\$
+DECLARE
+    what int := CASE WHEN op > 5 THEN op - 3 ELSE op END;
+BEGIN
+    BEGIN
+        CASE what
+            WHEN 1 THEN PERFORM shared_cbf_create(name, 400000);
+            WHEN 2 THEN PERFORM shared_drop(name);
+            WHEN 3 THEN PERFORM shared_cbf_add(name, random());
+            WHEN 4 THEN PERFORM shared_cbf_contains(name, 1);
+            ELSE PERFORM shared_cbf_count(name);
+        END CASE;
+        INSERT INTO steps VALUES (op, true);
+    EXCEPTION WHEN OTHERS THEN
+        INSERT INTO steps VALUES (op, false);
+        INSERT INTO failures VALUES (op, SQLSTATE, SQLERRM);
+    END;
+END \$\$" >/dev/null
+# op 1..5 in the transaction pgbench makes of each statement; 6..8 (add,
+# contains, count) in a repeatable-read transaction whose snapshot comes first.
+cat >"$WORK/step.sql" <<'SQL'
+\set n random(1, 3)
+\set op random(1, 8)
+\if :op > 5
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT count(*) FROM pg_class;
+SELECT step('r' || :n, :op);
+COMMIT;
+\else
+SELECT step('r' || :n, :op);
+\endif
+SQL
+run_pgbench -c 4 -j 4 -t 1000 -f "$WORK/step.sql"
+
+q "SELECT op, ok, count(*) FROM steps GROUP BY op, ok ORDER BY op, ok"
+echo "failures by SQLSTATE:"
+q "SELECT sqlstate, op, count(*), min(message) FROM failures GROUP BY 1, 2 ORDER BY 1, 2"
+check "every step ran" "SELECT count(*) = 4000 FROM steps"
+check "every kind of step succeeded too" "SELECT count(DISTINCT op) = 8 FROM steps WHERE ok"
+bad=$(q "SELECT string_agg(DISTINCT op || ': ' || sqlstate || ' ' || message, E'\n') FROM failures WHERE sqlstate NOT IN ('42704', '42710', '55006')")
+[ -z "$bad" ] || fail "misleading errors: $bad"
+echo "ok: a step that raced a create or drop failed only with 42704, 42710 or 55006"
+check "every object left has a working file" "SELECT bool_and(status = 'ok') IS NOT FALSE FROM shared_objects"
+echo "all lifecycle race checks passed"
