@@ -89,11 +89,28 @@ void register_kind(Kind kind, GeometryValidator validator, LockWordsReset reset_
 
 uint64_t header_checksum(const FileHeader& h);
 
-// A mapped, validated file.
+// The immutable part of a file's header as it was validated.
+struct FixedHeader {
+    uint32_t kind;
+    uint32_t geometry_len;
+    uint64_t payload_bytes;
+    uint64_t file_id;
+    uint64_t checksum;
+    uint8_t geometry[kGeometryBytes];
+};
+
+// A mapped, validated file. Every use of its geometry reads `fixed`, kept in
+// process memory, never the mapped header: whoever can write the file can
+// change that under a running server, and a geometry read from it could
+// steer an access outside the mapping or answer wrongly (k = 0: every item
+// present). file_changed tells when the file is no longer what was mapped.
 struct Mapping {
     uint8_t* base = nullptr;
     uint64_t size = 0;
     bool writable = false;
+    FixedHeader fixed{};
+    uint64_t dev = 0;  // the file mapped (st_dev, st_ino)
+    uint64_t ino = 0;
     FileHeader* header() const { return reinterpret_cast<FileHeader*>(base); }
     uint8_t* payload() const { return base + kHeaderBytes; }
     uint32_t* slots() const { return reinterpret_cast<uint32_t*>(base + kSlotsOffset); }
@@ -132,6 +149,12 @@ void create_file(const std::string& path, const char* label, const CreateSpec& s
 // the file; a writable one first adopts the lock for `run` (adopt_lock).
 Mapping attach_file(const std::string& path, const char* label, uint32_t expected_kind, bool writable,
                     uint64_t run);
+
+// True if path no longer names the file m maps, at the size it was mapped
+// with, with the header's immutable part as validated: the file was
+// truncated, extended, replaced, removed or its header edited. Reads the
+// mapped header only once the file is known to cover it. Never throws.
+bool file_changed(const Mapping& m, const std::string& path) noexcept;
 
 // Reads and validates only the header (no mapping). Throws like attach_file.
 FileHeader read_header(const std::string& path, const char* label, uint32_t expected_kind);

@@ -180,6 +180,71 @@ TEST_F(SharedFile, DamagedFilesAreRefusedAndLeftUntouched) {
     expect_refused([](std::string& b) { std::memset(&b[0], 0, 8); }, "partly written header");
 }
 
+// A mapping keeps the header it validated: an edit of the mapped header
+// (the geometry, or the geometry with its checksum rewritten) changes
+// nothing it reads, and file_changed sees it, as it sees the file truncated
+// (even below the header, which it must not read then), extended, replaced,
+// removed or a symbolic link put in its place. Put back byte for byte, the
+// file is unchanged again.
+TEST_F(SharedFile, MappingKeepsItsValidatedHeaderAndSeesChanges) {
+    const std::string p = path("m");
+    sh::create_file(p, "m", spec(21), sh::Existing::refuse);
+    sh::Mapping m = sh::attach_file(p, "m", 0, true, kRun);
+    EXPECT_EQ(m.fixed.kind, uint32_t(sh::Kind::test));
+    EXPECT_EQ(m.fixed.file_id, 21u);
+    EXPECT_EQ(m.fixed.payload_bytes, geometry);
+    ASSERT_EQ(m.fixed.geometry_len, sizeof geometry);
+    EXPECT_EQ(std::memcmp(m.fixed.geometry, &geometry, sizeof geometry), 0);
+    EXPECT_FALSE(sh::file_changed(m, p));
+    m.payload()[3] = 1;  // the payload and the mutable words are the objects' to change
+    sh::set_flags(m.header(), sh::kFrozen);
+    sh::add_ops(m.header(), 1, 1);
+    EXPECT_FALSE(sh::file_changed(m, p));
+    const std::string used = slurp(p);
+
+    // edits of the mapped header
+    auto expect_edit_seen = [&](auto edit, const char* what) {
+        edit(m.header());
+        EXPECT_TRUE(sh::file_changed(m, p)) << what;
+        EXPECT_EQ(std::memcmp(m.fixed.geometry, &geometry, sizeof geometry), 0) << what;
+        EXPECT_EQ(m.fixed.payload_bytes, geometry) << what;
+        spit(p, used);
+        EXPECT_FALSE(sh::file_changed(m, p)) << what << ", restored";
+    };
+    expect_edit_seen([](sh::FileHeader* h) { h->geometry[0] ^= 1; }, "geometry");
+    expect_edit_seen(
+        [](sh::FileHeader* h) {
+            h->geometry[1] ^= 1;
+            h->checksum = sh::header_checksum(*h);
+        },
+        "geometry and checksum");
+    expect_edit_seen([](sh::FileHeader* h) { h->checksum ^= 1; }, "checksum");
+    expect_edit_seen([](sh::FileHeader* h) { h->payload_bytes *= 2; }, "payload size");
+    expect_edit_seen([](sh::FileHeader* h) { h->magic = 0; }, "magic");
+
+    // the file itself, then put back (the same inode, through a hard link)
+    const std::string keep = p + ".keep";
+    ASSERT_EQ(link(p.c_str(), keep.c_str()), 0);
+    auto expect_seen = [&](const std::string& command, const char* what) {
+        ASSERT_EQ(std::system(command.c_str()), 0) << command;
+        EXPECT_TRUE(sh::file_changed(m, p)) << what;
+        unlink(p.c_str());
+        ASSERT_EQ(link(keep.c_str(), p.c_str()), 0);
+        spit(p, used);
+        EXPECT_FALSE(sh::file_changed(m, p)) << what << ", put back";
+    };
+    const uint64_t size = sh::kHeaderBytes + geometry;
+    const std::string sz = std::to_string(size);
+    expect_seen("truncate -s " + std::to_string(sh::kHeaderBytes) + " " + p, "truncated to its header");
+    expect_seen("truncate -s 0 " + p, "truncated to nothing");
+    expect_seen("truncate -s 0 " + p + " && truncate -s " + sz + " " + p, "truncated and extended back");
+    expect_seen("truncate -s " + std::to_string(size + 4096) + " " + p, "extended");
+    expect_seen("cp " + keep + " " + p + ".new && mv " + p + ".new " + p, "replaced");
+    expect_seen("rm " + p, "removed");
+    expect_seen("rm " + p + " && ln -s " + keep + " " + p, "a symbolic link to it");
+    sh::unmap(m);
+}
+
 TEST_F(SharedFile, WrongKindIsRefused) {
     sh::create_file(path("k"), "k", spec(), sh::Existing::refuse);
     try {
