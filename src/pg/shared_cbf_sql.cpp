@@ -87,7 +87,8 @@ void describe(const uint8_t* blob, uint32_t, ss::GeometryInfo* out) {
 
 [[maybe_unused]] const bool registered = (ss::register_pg_kind(sh::Kind::cbf, validate, describe), true);
 
-cbf::Geometry geometry(const ss::Entry* e) { return from_blob(e->map.header()->geometry); }
+// The geometry validated when the file was mapped (sh::Mapping::fixed).
+cbf::Geometry geometry(const ss::Entry* e) { return from_blob(e->map.fixed.geometry); }
 
 ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
     return ss::open_cached(fcinfo, PG_GETARG_TEXT_PP(0), kCbf, need);
