@@ -42,6 +42,7 @@ HTAB* cache = nullptr;
 uint64 local_epoch = 1;  // bumped by this backend's catalog changes
 uint64 role_epoch = 1;   // bumped by role and membership invalidations
 uint64 check_round = 1;  // see check_file
+TimestampTz round_statement = 0;  // the statement in which the round began
 bool callbacks_registered = false;
 
 // The id the kernel gave the server's System V shared memory segment, read
@@ -356,20 +357,22 @@ void release(Entry* e) {
 // validates it again and reports what is wrong, XX001 naming the object. A
 // stat is a system call, here as costly as many lookups (page-table
 // isolation), so the per-row calls never make one: an entry is checked once
-// per round, and a round begins at each call site's first call (once per
-// statement, or for a PL/pgSQL expression once per transaction) and at each
+// per round. A round begins with each statement the client sends (a FETCH
+// from an open cursor too), at each call site's first call (each statement
+// of a function; a PL/pgSQL expression's, once per transaction) and at each
 // prefetching scan. A file truncated between the check and a later access
 // of the same statement can still fault (README, "Limits and recovery").
 bool check_file(Entry* e, bool always) {
     if (!e->loaded) return false;
-    if (!always && e->file_checked == check_round) return true;
+    const uint64 round = current_round();
+    if (!always && e->file_checked == round) return true;
     char path[MAXPGPATH];
     object_path(e->name, path, sizeof path);
     if (sh::file_changed(e->map, path)) {
         release(e);
         return false;
     }
-    e->file_checked = check_round;
+    e->file_checked = round;
     return true;
 }
 
@@ -422,7 +425,7 @@ void load(Entry* e, CatalogRow row) {
     e->epoch = local_epoch;
     e->acl_loaded = acl;
     e->payload_checked = false;
-    e->file_checked = check_round;
+    e->file_checked = current_round();
     e->ngrants = row.ngrants;
     e->grants = static_cast<GrantRow*>(MemoryContextAlloc(TopMemoryContext, sizeof(GrantRow) * (row.ngrants + 1)));
     memcpy(e->grants, row.grants, sizeof(GrantRow) * row.ngrants);
@@ -543,6 +546,17 @@ Entry* open_object(const char* name, uint32 kind, uint8 need) { return open_entr
 
 void begin_check_round() { check_round++; }
 
+// statement_timestamp() is set at each message of the client's (a query, a
+// FETCH); a function call reads it.
+uint64 current_round() {
+    const TimestampTz statement = GetCurrentStatementStartTimestamp();
+    if (unlikely(statement != round_statement)) {
+        round_statement = statement;
+        begin_check_round();
+    }
+    return check_round;
+}
+
 // A call site's cache is made at its first call: its FmgrInfo belongs to one
 // execution of one expression (one statement; a PL/pgSQL expression's, one
 // transaction), which begins a check round.
@@ -595,7 +609,7 @@ Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need)
     Entry* e = cc->entry;
     // The per-row path: the same object as the last call of this call site.
     if (likely(e != nullptr && len == cc->name_len && memcmp(data, cc->name, size_t(len)) == 0 && cc->kind == kind &&
-               cc->need == need && still_valid(e, kind, need)))
+               cc->need == need && e->file_checked == current_round() && still_valid(e, kind, need)))
         return e;
     // A name equal (same length, same bytes) to one that passed checked_name is valid.
     if (last_entry != nullptr && len == last_len && memcmp(data, last_entry->name, size_t(len)) == 0 &&

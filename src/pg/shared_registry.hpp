@@ -75,8 +75,8 @@ void checked_name(text* name, char out[64]);
 // changed under the server is mapped and validated again.
 Entry* open_object(const char* name, uint32 kind, uint8 need);
 // The same through a call-site cache in fcinfo->flinfo->fn_extra, for the
-// functions called once per row: the file is checked at the call site's
-// first call only (once per statement), never per row.
+// functions called once per row: the file is checked once per round (at
+// the call site's first call, and once per statement), never per row.
 Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need);
 CallCache* call_cache(FunctionCallInfo fcinfo);
 // The object when this backend has opened it before and the entry is still
@@ -85,9 +85,12 @@ CallCache* call_cache(FunctionCallInfo fcinfo);
 // is checked once per check round (begin_check_round).
 Entry* find_opened(const char* name, int len, uint32 kind, uint8 need);
 // Starts a round in which each cached object's file is checked again at its
-// next use: a new call site's first call does this, and a prefetching scan,
-// which reads objects before the functions of its statement run.
+// next use: a new statement does this, a new call site's first call, and a
+// prefetching scan, which reads objects before the functions of its
+// statement run.
 void begin_check_round();
+// The current round, begun anew if a statement has started since.
+uint64 current_round();
 // The item hasher for argument argno, in the call-site cache.
 const ItemHasher* cached_hasher(FunctionCallInfo fcinfo, int argno);
 // The digest of item argument argno (anycompatible), as sketch_hash computes it.

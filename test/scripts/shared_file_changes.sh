@@ -5,8 +5,9 @@
 # object, in the same backend, without a server restart: a truncated or
 # extended file, a counting filter's counters (m) or hashes (k) and a Bloom
 # filter's bits or hashes edited in the header, a reservoir's k; also through
-# the prefetching scan, a frozen object, the whole-object functions, and a
-# writer. Once the file is put back, the same backend uses it again.
+# the prefetching scan, a cursor's next FETCH, a frozen object, the
+# whole-object functions, and a writer. Once the file is put back, the same
+# backend uses it again.
 set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
@@ -114,6 +115,33 @@ in_one_backend "reservoir truncated to its header" r "$r_use" "truncate -s 12288
 scan="SELECT count(*) FROM t WHERE shared_cbf_contains('big', x)"
 in_one_backend "scan reading ahead, file truncated to nothing" big "$scan" "truncate -s 0 $dir/big"
 in_one_backend "scan reading ahead, file truncated to its header" big "$scan" "truncate -s 12288 $dir/big"
+
+# a cursor: each FETCH is a statement of its own, though its call sites and
+# scan were set up by the DECLARE
+fetch_after_damage() {
+    local label=$1 object=$2 query=$3 damage=$4 out
+    out=$(psql -X -At -v VERBOSITY=verbose 2>&1 <<SQL | sed 's/^psql:<stdin>:[0-9]*: //' || true
+SELECT pg_backend_pid() AS pid \gset
+BEGIN;
+DECLARE cur CURSOR FOR $query;
+FETCH 3 FROM cur;
+\! $damage
+\echo damaged
+FETCH 3 FROM cur;
+ROLLBACK;
+SELECT 'same backend ' || (pg_backend_pid() = :pid);
+\! cp "$WORK/$object.good" "$dir/$object"
+SQL
+    )
+    [ "$(sed -n '/^damaged$/{n;p}' <<<"$out" | grep -c "^ERROR:  XX001: .*\"$object\"")" = 1 ] ||
+        fail "$label: the FETCH after the damage did not fail with XX001 naming \"$object\": $out"
+    grep -q "^same backend true$" <<<"$out" || fail "$label: the backend did not carry on: $out"
+    [ "$(q "SELECT pg_postmaster_start_time()")" = "$started" ] || fail "$label: the server restarted"
+    echo "ok: $label: $(grep -m1 '^ERROR' <<<"$out")"
+}
+fetch_after_damage "a cursor's next FETCH" c "SELECT shared_cbf_contains('c', x) FROM t" "truncate -s 12288 $dir/c"
+fetch_after_damage "a cursor reading ahead, its next FETCH" big "SELECT shared_cbf_contains('big', x) FROM t" \
+    "truncate -s 0 $dir/big"
 
 # a frozen object is read without the lock
 q "SELECT shared_freeze('c')" >/dev/null
