@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "error.hpp"
 #include "rwlock.hpp"
 
 namespace sketch {
@@ -86,6 +87,17 @@ using GeometryValidator = void (*)(const char* label, const uint8_t* geometry, u
 // lock (a reservoir's mutex), with the header's lock words (attach_file).
 using LockWordsReset = void (*)(uint8_t* payload);
 void register_kind(Kind kind, GeometryValidator validator, LockWordsReset reset_lock_words = nullptr);
+
+// For validators: runs check (a core check of a geometry, which throws
+// Error) and names the object `label` in the message of what it throws.
+template <typename Check>
+auto naming(const char* label, Check check) -> decltype(check()) {
+    try {
+        return check();
+    } catch (const Error& e) {
+        fail(e.code(), "shared object \"%s\": %s", label, e.what());
+    }
+}
 
 uint64_t header_checksum(const FileHeader& h);
 

@@ -48,7 +48,8 @@ Parsed parse(const uint8_t* blob, uint32_t len, const char* label) {
         sketch::fail(sketch::Errc::corrupted, "shared object \"%s\": Bloom filter geometry has %u bytes", label, len);
     StoredGeometry s;
     memcpy(&s, blob, sizeof s);
-    sb::Header h = sb::read_header(s.header, sb::kHeaderBytes, sketch::Errc::corrupted);
+    const sb::Header h =
+        sh::naming(label, [&] { return sb::read_header(s.header, sb::kHeaderBytes, sketch::Errc::corrupted); });
     return Parsed{h.geometry, h.seed, s.n, s.fpr};
 }
 

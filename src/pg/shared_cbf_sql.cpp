@@ -70,7 +70,7 @@ void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t pay
         sketch::fail(sketch::Errc::corrupted, "shared object \"%s\": counting filter geometry has %u bytes", label,
                      len);
     cbf::Geometry g = from_blob(blob);
-    cbf::check_geometry(g, cbf::kMaxCounters, sketch::Errc::corrupted);
+    sh::naming(label, [&] { cbf::check_geometry(g, cbf::kMaxCounters, sketch::Errc::corrupted); });
     if (g.counter_bytes() != payload_bytes)
         sketch::fail(sketch::Errc::corrupted, "shared object \"%s\": %llu counters need %zu bytes, the file has %llu",
                      label, (unsigned long long)g.m, g.counter_bytes(), (unsigned long long)payload_bytes);

@@ -245,6 +245,19 @@ TEST_F(SharedFile, MappingKeepsItsValidatedHeaderAndSeesChanges) {
     sh::unmap(m);
 }
 
+// A kind's validator runs the core's checks of its geometry through naming,
+// so that a refused geometry names the object, with the check's code.
+TEST(SharedGeometry, ValidatorsNameTheObject) {
+    try {
+        sh::naming("seen", [] { sketch::fail(sketch::Errc::corrupted, "counting Bloom filter has 0 hashes"); });
+        ADD_FAILURE() << "no error";
+    } catch (const sketch::Error& e) {
+        EXPECT_EQ(e.code(), sketch::Errc::corrupted);
+        EXPECT_STREQ(e.what(), "shared object \"seen\": counting Bloom filter has 0 hashes");
+    }
+    EXPECT_EQ(sh::naming("seen", [] { return 7; }), 7);
+}
+
 TEST_F(SharedFile, WrongKindIsRefused) {
     sh::create_file(path("k"), "k", spec(), sh::Existing::refuse);
     try {

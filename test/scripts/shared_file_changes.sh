@@ -29,10 +29,18 @@ q "ANALYZE t" >/dev/null
 q "EXPLAIN SELECT count(*) FROM t WHERE shared_cbf_contains('big', x)" | grep -q SketchPrefetch ||
     fail "the scan of t does not read ahead"
 for o in c b r big; do cp -p "$dir/$o" "$WORK/$o.good"; done
-# put_u32 for the shell of psql's \!, and put_u8 FILE OFFSET VALUE: one byte
+# put_u32 for the shell of psql's \!; put_u8 FILE OFFSET VALUE: one byte;
+# rehash FILE: the header's checksum (XXH3-64 of bytes 8..247, at 248)
+# rewritten to match its fields, as a deliberate edit would.
 cat >"$WORK/edit" <<'EDIT'
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
 put_u8() { printf "\\x$(printf %02x "$3")" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none; }
+rehash() {
+    local hex i
+    hex=$(dd if="$1" bs=1 skip=8 count=240 status=none | xxhsum -H3 | awk '{print $NF}')
+    for i in 7 6 5 4 3 2 1 0; do printf "\\x${hex:$((2 * i)):2}"; done |
+        dd of="$1" bs=1 seek=248 conv=notrunc status=none
+}
 "$@"
 EDIT
 edit="bash $WORK/edit"
@@ -40,9 +48,10 @@ edit="bash $WORK/edit"
 # in_one_backend LABEL OBJECT USE DAMAGE [AFTER]: in one session, USE (a query
 # returning one row) maps the object and must succeed; the shell command
 # DAMAGE changes its file; USE again (and AFTER, if given) must then fail with
-# XX001 naming OBJECT, never answer; the session's backend must still be the
-# same and the postmaster must not have restarted. Then the file is put back
-# and the same backend must get USE's first answer again.
+# XX001 naming OBJECT (and saying $PATTERN, if set), never answer; the
+# session's backend must still be the same and the postmaster must not have
+# restarted. Then the file is put back and the same backend must get USE's
+# first answer again.
 in_one_backend() {
     local label=$1 object=$2 use=$3 damage=$4 after=${5:-} out first errors
     out=$(psql -X -At -v VERBOSITY=verbose 2>&1 <<SQL | sed 's/^psql:<stdin>:[0-9]*: //' || true
@@ -66,8 +75,8 @@ SQL
     errors=$(sed -n '/^damaged$/,/^same backend/p' <<<"$out" | grep -v '^damaged$\|^same backend' |
         grep -v '^DETAIL\|^HINT\|^LOCATION\|^CONTEXT' || true)
     [ -n "$errors" ] || fail "$label: nothing came back after the damage: $out"
-    if grep -v "^ERROR:  XX001: .*\"$object\"" <<<"$errors" | grep -q .; then
-        fail "$label: after the damage, not (only) XX001 naming \"$object\": $out"
+    if grep -v "^ERROR:  XX001: .*\"$object\".*${PATTERN:-}" <<<"$errors" | grep -q .; then
+        fail "$label: after the damage, not (only) XX001 naming \"$object\" ${PATTERN:+and saying $PATTERN}: $out"
     fi
     grep -q "^same backend \([0-9]*\)$" <<<"$out" || fail "$label: the session ended: $out"
     local pid
@@ -96,6 +105,13 @@ in_one_backend "cbf with k = 0 in its header" c "$c_use" \
     "$edit put_u32 $dir/c 56 0" \
     "SELECT shared_cbf_count_of('c', 'absent'); SELECT shared_cbf_remove('c', 'a')"
 
+# the same, with the header's checksum rewritten to match: the geometry's
+# own validation refuses it
+PATTERN="0 hashes" in_one_backend "cbf with k = 0 in its header, checksum rewritten" c "$c_use" \
+    "$edit put_u32 $dir/c 56 0; $edit rehash $dir/c"
+PATTERN="more than the limit" in_one_backend "cbf with m = 2^40 in its header, checksum rewritten" c "$c_use" \
+    "$edit put_u32 $dir/c 64 0; $edit put_u32 $dir/c 68 256; $edit rehash $dir/c"
+
 b_use="SELECT shared_bloom_contains('b', 'absent')"
 in_one_backend "bloom truncated to its header" b "$b_use" "truncate -s 12288 $dir/b" \
     "SELECT shared_bloom_add('b', 'new'); SELECT shared_bloom_snapshot('b')"
@@ -104,6 +120,8 @@ in_one_backend "bloom with the most bits in its header" b "$b_use" \
     "$edit put_u32 $dir/b 68 4294934528" \
     "SELECT shared_bloom_stats('b')"
 in_one_backend "bloom with k = 0 in its header" b "$b_use" "$edit put_u8 $dir/b 59 0"
+PATTERN="bloom K must be between 1 and" in_one_backend "bloom with k = 0 in its header, checksum rewritten" b \
+    "$b_use" "$edit put_u8 $dir/b 59 0; $edit rehash $dir/b"
 
 r_use="SELECT count(*) FROM shared_reservoir_sample('r')"
 in_one_backend "reservoir with a larger k in its header" r "$r_use" \
