@@ -523,9 +523,7 @@ bool unchanged(const Mapping& m, const struct stat& st) noexcept {
 
 FixedHeader fixed_part(const FileHeader& h) {
     FixedHeader f{};
-    f.kind = h.kind;
     f.geometry_len = h.geometry_len;
-    f.payload_bytes = h.payload_bytes;
     f.file_id = h.file_id;
     f.checksum = h.checksum;
     std::memcpy(f.geometry, h.geometry, sizeof f.geometry);

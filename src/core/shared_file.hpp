@@ -101,11 +101,10 @@ auto naming(const char* label, Check check) -> decltype(check()) {
 
 uint64_t header_checksum(const FileHeader& h);
 
-// The immutable part of a file's header as it was validated.
+// What the users of a mapping need of its header's immutable part, as it
+// was validated, and its checksum (file_changed compares it).
 struct FixedHeader {
-    uint32_t kind;
     uint32_t geometry_len;
-    uint64_t payload_bytes;
     uint64_t file_id;
     uint64_t checksum;
     uint8_t geometry[kGeometryBytes];
