@@ -362,6 +362,9 @@ void release(Entry* e) {
 // of a function; a PL/pgSQL expression's, once per transaction) and at each
 // prefetching scan. A file truncated between the check and a later access
 // of the same statement can still fault (README, "Limits and recovery").
+// The path is looked at, not a descriptor kept open (whose fstat costs
+// less): a descriptor per mapping would come out of fd.c's budget
+// (max_files_per_process), and the path also shows a file replaced.
 bool check_file(Entry* e, bool always) {
     if (!e->loaded) return false;
     const uint64 round = current_round();
