@@ -534,7 +534,14 @@ FixedHeader fixed_part(const FileHeader& h) {
 
 bool file_changed(const Mapping& m, const std::string& path) noexcept {
     struct stat st;
+    // The file mapped has no link left once removed or replaced at its path.
+    if (m.fd >= 0) return fstat(m.fd, &st) != 0 || st.st_nlink == 0 || !unchanged(m, st);
     return lstat(path.c_str(), &st) != 0 || !unchanged(m, st);
+}
+
+void drop_descriptor(Mapping& m) noexcept {
+    if (m.fd >= 0) close(m.fd);
+    m.fd = -1;
 }
 
 Mapping attach_file(const std::string& path, const char* label, uint32_t expected_kind, bool writable,
@@ -576,6 +583,8 @@ Mapping attach_file(const std::string& path, const char* label, uint32_t expecte
             throw;
         }
     }
+    m.fd = fd.fd;
+    fd.fd = -1;
     return m;
 }
 
@@ -583,6 +592,7 @@ void unmap(Mapping& m) noexcept {
     if (m.base != nullptr) munmap(m.base, size_t(m.size));
     m.base = nullptr;
     m.size = 0;
+    drop_descriptor(m);
 }
 
 void sync_mapping(const Mapping& m, const char* label) {

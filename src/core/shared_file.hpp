@@ -122,6 +122,7 @@ struct Mapping {
     FixedHeader fixed{};
     uint64_t dev = 0;  // the file mapped (st_dev, st_ino)
     uint64_t ino = 0;
+    int fd = -1;  // its descriptor, for file_changed; -1 once let go (drop_descriptor)
     FileHeader* header() const { return reinterpret_cast<FileHeader*>(base); }
     uint8_t* payload() const { return base + kHeaderBytes; }
     uint32_t* slots() const { return reinterpret_cast<uint32_t*>(base + kSlotsOffset); }
@@ -155,17 +156,22 @@ enum class Existing {
 // Errors name `label`; nothing is left behind on failure.
 void create_file(const std::string& path, const char* label, const CreateSpec& spec, Existing existing);
 
-// Opens path (O_NOFOLLOW), validates the header against the file and maps it.
+// Opens path (O_NOFOLLOW), validates the header against the file and maps it,
+// keeping the descriptor (closed by unmap).
 // expected_kind 0 accepts every known kind. A read-only mapping never modifies
 // the file; a writable one first adopts the lock for `run` (adopt_lock).
 Mapping attach_file(const std::string& path, const char* label, uint32_t expected_kind, bool writable,
                     uint64_t run);
 
-// True if path no longer names the file m maps, at the size it was mapped
-// with, with the header's immutable part as validated: the file was
-// truncated, extended, replaced, removed or its header edited. Reads the
-// mapped header only once the file is known to cover it. Never throws.
+// True if the file m maps no longer has the size it was mapped with, or the
+// header's immutable part as validated, or no longer is at path: it was
+// truncated, extended, its header edited, or removed or replaced (renamed
+// over). Reads the mapped header only once the file is known to cover it.
+// One fstat of m's descriptor, or without one an lstat of path. Never throws.
 bool file_changed(const Mapping& m, const std::string& path) noexcept;
+// Closes m's descriptor (a process short of descriptors): file_changed then
+// looks at the path.
+void drop_descriptor(Mapping& m) noexcept;
 
 // Reads and validates only the header (no mapping). Throws like attach_file.
 FileHeader read_header(const std::string& path, const char* label, uint32_t expected_kind);

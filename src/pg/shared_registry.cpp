@@ -343,6 +343,7 @@ bool read_catalog(const char* name, CatalogRow* row) {
 }
 
 void release(Entry* e) {
+    if (e->loaded && e->map.fd >= 0) ReleaseExternalFD();
     if (e->loaded) sh::unmap(e->map);
     if (e->grants != nullptr) pfree(e->grants);
     e->grants = nullptr;
@@ -351,20 +352,18 @@ void release(Entry* e) {
 }
 
 // A cached entry's file, checked before its mapping is read in a new check
-// round (and by open_object always): sh::file_changed, a stat of its path
-// and a look at the mapped header. A file truncated, extended, replaced or
-// edited since it was mapped is let go of (false): the next open maps and
-// validates it again and reports what is wrong, XX001 naming the object. A
-// stat is a system call, here as costly as many lookups (page-table
-// isolation), so the per-row calls never make one: an entry is checked once
-// per round. A round begins with each statement the client sends (a FETCH
-// from an open cursor too), at each call site's first call (each statement
-// of a function; a PL/pgSQL expression's, once per transaction) and at each
-// prefetching scan. A file truncated between the check and a later access
-// of the same statement can still fault (README, "Limits and recovery").
-// The path is looked at, not a descriptor kept open (whose fstat costs
-// less): a descriptor per mapping would come out of fd.c's budget
-// (max_files_per_process), and the path also shows a file replaced.
+// round (and by open_object always): sh::file_changed, an fstat of the
+// descriptor the mapping keeps (else an lstat of its path) and a look at the
+// mapped header. A file truncated, extended, replaced or edited since it was
+// mapped is let go of (false): the next open maps and validates it again and
+// reports what is wrong, XX001 naming the object. A stat is a system call,
+// here as costly as many lookups (page-table isolation), so the per-row calls
+// never make one: an entry is checked once per round. A round begins with each
+// statement the client sends (a FETCH from an open cursor too), at each call
+// site's first call (each statement of a function; a PL/pgSQL expression's,
+// once per transaction) and at each prefetching scan. A file truncated between
+// the check and a later access of the same statement can still fault (README,
+// "Limits and recovery").
 bool check_file(Entry* e, bool always) {
     if (!e->loaded) return false;
     const uint64 round = current_round();
@@ -419,6 +418,9 @@ void load(Entry* e, CatalogRow row) {
                                e->name),
                         errhint("Drop the object with shared_drop('%s') and create it again.", e->name)));
     }
+    // The mapping keeps its file's descriptor for check_file, out of fd.c's
+    // budget; beyond fd.c's share for such descriptors, the path serves.
+    if (!AcquireExternalFD()) sh::drop_descriptor(m);
     e->map = m;
     e->loaded = true;
     e->kind = row.kind;
