@@ -181,6 +181,105 @@ TEST_F(SharedFile, DamagedFilesAreRefusedAndLeftUntouched) {
     expect_refused([](std::string& b) { std::memset(&b[0], 0, 8); }, "partly written header");
 }
 
+// A mapping keeps the header it validated: an edit of the mapped header
+// (the geometry, or the geometry with its checksum rewritten) changes
+// nothing it reads, and file_changed sees it, as it sees the file truncated
+// (even below the header, which it must not read then), extended, replaced,
+// removed or a symbolic link put in its place: through the descriptor the
+// mapping keeps, and through the path once that is let go of. Put back byte
+// for byte, the file is unchanged again.
+class MappedFileChanges : public SharedFile, public ::testing::WithParamInterface<bool> {
+protected:
+    // Maps a new file `name`, keeping its descriptor or not (the parameter).
+    sh::Mapping map_new(const std::string& p, uint64_t file_id) {
+        sh::create_file(p, "m", spec(file_id), sh::Existing::refuse);
+        sh::Mapping m = sh::attach_file(p, "m", 0, true, kRun);
+        EXPECT_GE(m.fd, 0);
+        if (!GetParam()) sh::drop_descriptor(m);
+        return m;
+    }
+};
+
+TEST_P(MappedFileChanges, AreSeenAndTheValidatedHeaderKept) {
+    const std::string p = path("m");
+    sh::Mapping m = map_new(p, 21);
+    EXPECT_EQ(m.fixed.file_id, 21u);
+    ASSERT_EQ(m.fixed.geometry_len, sizeof geometry);
+    EXPECT_EQ(std::memcmp(m.fixed.geometry, &geometry, sizeof geometry), 0);
+    EXPECT_FALSE(sh::file_changed(m, p));
+    m.payload()[3] = 1;  // the payload and the mutable words are the objects' to change
+    sh::set_flags(m.header(), sh::kFrozen);
+    sh::add_ops(m.header(), 1, 1);
+    EXPECT_FALSE(sh::file_changed(m, p));
+    const std::string used = slurp(p);
+
+    // edits of the mapped header, then the file put back in place
+    auto expect_edit_seen = [&](auto edit, const char* what) {
+        edit(m.header());
+        EXPECT_TRUE(sh::file_changed(m, p)) << what;
+        EXPECT_EQ(std::memcmp(m.fixed.geometry, &geometry, sizeof geometry), 0) << what;
+        EXPECT_EQ(m.fixed.geometry_len, sizeof geometry) << what;
+        spit(p, used);
+        EXPECT_FALSE(sh::file_changed(m, p)) << what << ", put back";
+    };
+    expect_edit_seen([](sh::FileHeader* h) { h->geometry[0] ^= 1; }, "geometry");
+    expect_edit_seen(
+        [](sh::FileHeader* h) {
+            h->geometry[1] ^= 1;
+            h->checksum = sh::header_checksum(*h);
+        },
+        "geometry and checksum");
+    expect_edit_seen([](sh::FileHeader* h) { h->checksum ^= 1; }, "checksum");
+    expect_edit_seen([](sh::FileHeader* h) { h->payload_bytes *= 2; }, "payload size");
+    expect_edit_seen([](sh::FileHeader* h) { h->magic = 0; }, "magic");
+
+    // the file's size
+    auto expect_seen = [&](const std::string& command, const char* what) {
+        ASSERT_EQ(std::system(command.c_str()), 0) << command;
+        EXPECT_TRUE(sh::file_changed(m, p)) << what;
+        spit(p, used);
+        EXPECT_FALSE(sh::file_changed(m, p)) << what << ", put back";
+    };
+    const std::string size = std::to_string(sh::kHeaderBytes + geometry);
+    expect_seen("truncate -s " + std::to_string(sh::kHeaderBytes) + " " + p, "truncated to its header");
+    expect_seen("truncate -s 0 " + p, "truncated to nothing");
+    expect_seen("truncate -s 0 " + p + " && truncate -s " + size + " " + p, "truncated and extended back");
+    expect_seen("truncate -s " + size + "0 " + p, "extended");
+    sh::unmap(m);
+    EXPECT_EQ(m.fd, -1);
+
+    // the file removed or replaced at its path
+    auto expect_gone = [&](const char* name, const std::string& command, const char* what) {
+        const std::string q = path(name);
+        sh::Mapping g = map_new(q, 22);
+        EXPECT_FALSE(sh::file_changed(g, q)) << what;
+        std::string run = command;
+        for (size_t at; (at = run.find('@')) != std::string::npos;) run.replace(at, 1, q);
+        ASSERT_EQ(std::system(run.c_str()), 0) << run;
+        EXPECT_TRUE(sh::file_changed(g, q)) << what;
+        sh::unmap(g);
+    };
+    expect_gone("r1", "cp @ @.new && mv @.new @", "replaced");
+    expect_gone("r2", "rm @", "removed");
+    expect_gone("r3", "rm @ && touch @", "another file at its path");
+}
+
+INSTANTIATE_TEST_SUITE_P(SharedFile, MappedFileChanges, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "descriptor" : "path"; });
+
+// A kind's validator runs the core's checks of its geometry through naming,
+// so that a refused geometry names the object, with the check's code.
+TEST(SharedGeometry, ValidatorsNameTheObject) {
+    try {
+        sh::naming("seen", [] { sketch::fail(sketch::Errc::corrupted, "counting Bloom filter has 0 hashes"); });
+        ADD_FAILURE() << "no error";
+    } catch (const sketch::Error& e) {
+        EXPECT_EQ(e.code(), sketch::Errc::corrupted);
+        EXPECT_STREQ(e.what(), "shared object \"seen\": counting Bloom filter has 0 hashes");
+    }
+    EXPECT_EQ(sh::naming("seen", [] { return 7; }), 7);
+}
+
 TEST_F(SharedFile, WrongKindIsRefused) {
     sh::create_file(path("k"), "k", spec(), sh::Existing::refuse);
     try {

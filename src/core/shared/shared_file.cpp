@@ -541,7 +541,41 @@ void adopt_lock(int fd, const Mapping& m, uint64_t run, const char* label) {
     flock(fd, LOCK_UN);
 }
 
+// True if st (the file at the path, or the descriptor mapped) is still the
+// file m maps, at its size, and the mapped header's immutable part is what
+// was validated (its checksum recomputed: an edit that also rewrote the
+// stored checksum is seen too). The size is checked first: the header is
+// read only while the file covers it.
+bool unchanged(const Mapping& m, const struct stat& st) noexcept {
+    if (uint64_t(st.st_dev) != m.dev || uint64_t(st.st_ino) != m.ino || uint64_t(st.st_size) != m.size ||
+        !S_ISREG(st.st_mode))
+        return false;
+    const FileHeader* h = m.header();
+    return h->magic == kMagic && h->checksum == m.fixed.checksum && header_checksum(*h) == m.fixed.checksum;
+}
+
+FixedHeader fixed_part(const FileHeader& h) {
+    FixedHeader f{};
+    f.geometry_len = h.geometry_len;
+    f.file_id = h.file_id;
+    f.checksum = h.checksum;
+    std::memcpy(f.geometry, h.geometry, sizeof f.geometry);
+    return f;
+}
+
 }  // namespace
+
+bool file_changed(const Mapping& m, const std::string& path) noexcept {
+    struct stat st;
+    // The file mapped has no link left once removed or replaced at its path.
+    if (m.fd >= 0) return fstat(m.fd, &st) != 0 || st.st_nlink == 0 || !unchanged(m, st);
+    return lstat(path.c_str(), &st) != 0 || !unchanged(m, st);
+}
+
+void drop_descriptor(Mapping& m) noexcept {
+    if (m.fd >= 0) close(m.fd);
+    m.fd = -1;
+}
 
 Mapping attach_file(const std::string& path, const char* label, uint32_t expected_kind, bool writable,
                     uint64_t run) {
@@ -562,6 +596,18 @@ Mapping attach_file(const std::string& path, const char* label, uint32_t expecte
     m.base = static_cast<uint8_t*>(base);
     m.size = h.total_bytes;
     m.writable = writable;
+    m.fixed = fixed_part(h);
+    // The header was validated as read before the mapping was made: the
+    // mapping must still show that file, at that size and with that header.
+    struct stat st;
+    const bool known = fstat(fd.fd, &st) == 0;
+    m.dev = known ? uint64_t(st.st_dev) : 0;
+    m.ino = known ? uint64_t(st.st_ino) : 0;
+    if (!known || !unchanged(m, st)) {
+        unmap(m);
+        fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" changed while it was being mapped", path.c_str(),
+             label);
+    }
     if (writable) {
         try {
             adopt_lock(fd.fd, m, run, label);
@@ -570,6 +616,8 @@ Mapping attach_file(const std::string& path, const char* label, uint32_t expecte
             throw;
         }
     }
+    m.fd = fd.fd;
+    fd.fd = -1;
     return m;
 }
 
@@ -577,6 +625,7 @@ void unmap(Mapping& m) noexcept {
     if (m.base != nullptr) munmap(m.base, size_t(m.size));
     m.base = nullptr;
     m.size = 0;
+    drop_descriptor(m);
 }
 
 void sync_mapping(const Mapping& m, const char* label) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "error.hpp"
 #include "shared/rwlock.hpp"
 
 namespace sketch {
@@ -87,13 +88,41 @@ using GeometryValidator = void (*)(const char* label, const uint8_t* geometry, u
 using LockWordsReset = void (*)(uint8_t* payload);
 void register_kind(Kind kind, GeometryValidator validator, LockWordsReset reset_lock_words = nullptr);
 
+// For validators: runs check (a core check of a geometry, which throws
+// Error) and names the object `label` in the message of what it throws.
+template <typename Check>
+auto naming(const char* label, Check check) -> decltype(check()) {
+    try {
+        return check();
+    } catch (const Error& e) {
+        fail(e.code(), "shared object \"%s\": %s", label, e.what());
+    }
+}
+
 uint64_t header_checksum(const FileHeader& h);
 
-// A mapped, validated file.
+// What the users of a mapping need of its header's immutable part, as it
+// was validated, and its checksum (file_changed compares it).
+struct FixedHeader {
+    uint32_t geometry_len;
+    uint64_t file_id;
+    uint64_t checksum;
+    uint8_t geometry[kGeometryBytes];
+};
+
+// A mapped, validated file. Every use of its geometry reads `fixed`, kept in
+// process memory, never the mapped header: whoever can write the file can
+// change that under a running server, and a geometry read from it could
+// steer an access outside the mapping or answer wrongly (k = 0: every item
+// present). file_changed tells when the file is no longer what was mapped.
 struct Mapping {
     uint8_t* base = nullptr;
     uint64_t size = 0;
     bool writable = false;
+    FixedHeader fixed{};
+    uint64_t dev = 0;  // the file mapped (st_dev, st_ino)
+    uint64_t ino = 0;
+    int fd = -1;  // its descriptor, for file_changed; -1 once let go (drop_descriptor)
     FileHeader* header() const { return reinterpret_cast<FileHeader*>(base); }
     uint8_t* payload() const { return base + kHeaderBytes; }
     uint32_t* slots() const { return reinterpret_cast<uint32_t*>(base + kSlotsOffset); }
@@ -130,11 +159,22 @@ enum class Existing {
 // `label`; nothing is left behind on failure.
 void create_file(const std::string& path, const char* label, const CreateSpec& spec, Existing existing);
 
-// Opens path (O_NOFOLLOW), validates the header against the file and maps it.
+// Opens path (O_NOFOLLOW), validates the header against the file and maps it,
+// keeping the descriptor (closed by unmap).
 // expected_kind 0 accepts every known kind. A read-only mapping never modifies
 // the file; a writable one first adopts the lock for `run` (adopt_lock).
 Mapping attach_file(const std::string& path, const char* label, uint32_t expected_kind, bool writable,
                     uint64_t run);
+
+// True if the file m maps no longer has the size it was mapped with, or the
+// header's immutable part as validated, or no longer is at path: it was
+// truncated, extended, its header edited, or removed or replaced (renamed
+// over). Reads the mapped header only once the file is known to cover it.
+// One fstat of m's descriptor, or without one an lstat of path. Never throws.
+bool file_changed(const Mapping& m, const std::string& path) noexcept;
+// Closes m's descriptor (a process short of descriptors): file_changed then
+// looks at the path.
+void drop_descriptor(Mapping& m) noexcept;
 
 // Reads and validates only the header (no mapping). Throws like attach_file.
 FileHeader read_header(const std::string& path, const char* label, uint32_t expected_kind);

@@ -413,6 +413,9 @@ void begin_scan(CustomScanState* node, EState* estate, int) {
     }
     st->block = InvalidBlockNumber;
     st->backoff = kMinBackoff;
+    // The scan reads the shared objects it looks up in before the functions
+    // of its statement run: their files are checked again first.
+    shared::begin_check_round();
 }
 
 // The filter argument's value, if the scan may read it now.

@@ -48,7 +48,8 @@ Parsed parse(const uint8_t* blob, uint32_t len, const char* label) {
         sketch::fail(sketch::Errc::corrupted, "shared object \"%s\": Bloom filter geometry has %u bytes", label, len);
     StoredGeometry s;
     memcpy(&s, blob, sizeof s);
-    sb::Header h = sb::read_header(s.header, sb::kHeaderBytes, sketch::Errc::corrupted);
+    const sb::Header h =
+        sh::naming(label, [&] { return sb::read_header(s.header, sb::kHeaderBytes, sketch::Errc::corrupted); });
     return Parsed{h.geometry, h.seed, s.n, s.fpr};
 }
 
@@ -88,9 +89,8 @@ void describe(const uint8_t* blob, uint32_t len, ss::GeometryInfo* out) {
 
 [[maybe_unused]] const bool registered = (ss::register_pg_kind(sh::Kind::bloom, validate, describe), true);
 
-Parsed geometry(const ss::Entry* e) {
-    return parse(e->map.header()->geometry, e->map.header()->geometry_len, e->name);
-}
+// The geometry validated when the file was mapped (sh::Mapping::fixed).
+Parsed geometry(const ss::Entry* e) { return parse(e->map.fixed.geometry, e->map.fixed.geometry_len, e->name); }
 
 ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
     return ss::open_cached(fcinfo, PG_GETARG_TEXT_PP(0), kBloom, need);

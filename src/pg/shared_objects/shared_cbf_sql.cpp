@@ -70,7 +70,7 @@ void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t pay
         sketch::fail(sketch::Errc::corrupted, "shared object \"%s\": counting filter geometry has %u bytes", label,
                      len);
     cbf::Geometry g = from_blob(blob);
-    cbf::check_geometry(g, cbf::kMaxCounters, sketch::Errc::corrupted);
+    sh::naming(label, [&] { cbf::check_geometry(g, cbf::kMaxCounters, sketch::Errc::corrupted); });
     if (g.counter_bytes() != payload_bytes)
         sketch::fail(sketch::Errc::corrupted, "shared object \"%s\": %llu counters need %zu bytes, the file has %llu",
                      label, (unsigned long long)g.m, g.counter_bytes(), (unsigned long long)payload_bytes);
@@ -87,7 +87,8 @@ void describe(const uint8_t* blob, uint32_t, ss::GeometryInfo* out) {
 
 [[maybe_unused]] const bool registered = (ss::register_pg_kind(sh::Kind::cbf, validate, describe), true);
 
-cbf::Geometry geometry(const ss::Entry* e) { return from_blob(e->map.header()->geometry); }
+// The geometry validated when the file was mapped (sh::Mapping::fixed).
+cbf::Geometry geometry(const ss::Entry* e) { return from_blob(e->map.fixed.geometry); }
 
 ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
     return ss::open_cached(fcinfo, PG_GETARG_TEXT_PP(0), kCbf, need);

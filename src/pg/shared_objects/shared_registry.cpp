@@ -44,6 +44,8 @@ uint64 local_epoch = 1;  // bumped by this backend's catalog changes
 // The catalog's rows are known to describe this database (see home_is_here).
 bool catalog_ours = false;
 uint64 role_epoch = 1;   // bumped by role and membership invalidations
+uint64 check_round = 1;  // see check_file
+TimestampTz round_statement = 0;  // the statement in which the round began
 bool callbacks_registered = false;
 
 // The id the kernel gave the server's System V shared memory segment, read
@@ -134,14 +136,14 @@ void push_pending(Pending what, const char* name, uint64 file_id) {
 
 // Bumps acl_generation in the file so other backends re-read the grants.
 void bump_acl(const char* name, uint64 file_id) {
+    char path[MAXPGPATH];
+    object_path(name, path, sizeof path);
     bool found = false;
     auto* e = static_cast<Entry*>(hash_search(cache, name, HASH_FIND, &found));
-    if (found && e->loaded && e->file_id == file_id && e->map.writable) {
+    if (found && e->loaded && e->file_id == file_id && e->map.writable && !sh::file_changed(e->map, path)) {
         __atomic_fetch_add(&e->map.header()->acl_generation, 1, __ATOMIC_SEQ_CST);
         return;
     }
-    char path[MAXPGPATH];
-    object_path(name, path, sizeof path);
     try {
         sh::Mapping m = sh::attach_file(path, name, 0, true, server_run());
         if (m.header()->file_id == file_id) __atomic_fetch_add(&m.header()->acl_generation, 1, __ATOMIC_SEQ_CST);
@@ -399,6 +401,7 @@ bool read_catalog(const char* name, CatalogRow* row) {
 }
 
 void release(Entry* e) {
+    if (e->loaded && e->map.fd >= 0) ReleaseExternalFD();
     if (e->loaded) sh::unmap(e->map);
     if (e->grants != nullptr) pfree(e->grants);
     e->grants = nullptr;
@@ -406,13 +409,41 @@ void release(Entry* e) {
     e->loaded = false;
 }
 
+// A cached entry's file, checked before its mapping is read in a new check
+// round (and by open_object always): sh::file_changed, an fstat of the
+// descriptor the mapping keeps (else an lstat of its path) and a look at the
+// mapped header. A file truncated, extended, replaced or edited since it was
+// mapped is let go of (false): the next open maps and validates it again and
+// reports what is wrong, XX001 naming the object. A stat is a system call,
+// here as costly as many lookups (page-table isolation), so the per-row calls
+// never make one: an entry is checked once per round. A round begins with each
+// statement the client sends (a FETCH from an open cursor too), at each call
+// site's first call (each statement of a function; a PL/pgSQL expression's,
+// once per transaction) and at each prefetching scan. A file truncated between
+// the check and a later access of the same statement can still fault (README,
+// "Limits and recovery").
+bool check_file(Entry* e, bool always) {
+    if (!e->loaded) return false;
+    const uint64 round = current_round();
+    if (!always && e->file_checked == round) return true;
+    char path[MAXPGPATH];
+    object_path(e->name, path, sizeof path);
+    if (sh::file_changed(e->map, path)) {
+        release(e);
+        return false;
+    }
+    e->file_checked = round;
+    return true;
+}
+
 // Lets go of the mappings of dropped objects (their files are unlinked and
-// their disk space comes back only when the last mapping goes).
+// their disk space comes back only when the last mapping goes), and of
+// changed files (check_file), before reading their headers.
 void sweep_dropped() {
     HASH_SEQ_STATUS seq;
     hash_seq_init(&seq, cache);
     while (auto* e = static_cast<Entry*>(hash_seq_search(&seq)))
-        if (e->loaded && (sh::load_flags(e->map.header()) & sh::kDropped)) release(e);
+        if (check_file(e, false) && (sh::load_flags(e->map.header()) & sh::kDropped)) release(e);
 }
 
 [[noreturn]] void report_dropped_meanwhile(const char* name) {
@@ -480,7 +511,7 @@ void load(Entry* e, CatalogRow row) {
     }
     row.ngrants = again.ngrants;
     row.grants = again.grants;
-    if (m.header()->file_id != row.file_id) {
+    if (m.fixed.file_id != row.file_id) {
         sh::unmap(m);
         refuse_if_raced(e->name, row.file_id);
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
@@ -488,6 +519,9 @@ void load(Entry* e, CatalogRow row) {
                                e->name),
                         errhint("Drop the object with shared_drop('%s') and create it again.", e->name)));
     }
+    // The mapping keeps its file's descriptor for check_file, out of fd.c's
+    // budget; beyond fd.c's share for such descriptors, the path serves.
+    if (!AcquireExternalFD()) sh::drop_descriptor(m);
     e->map = m;
     e->loaded = true;
     e->kind = row.kind;
@@ -497,6 +531,7 @@ void load(Entry* e, CatalogRow row) {
     e->epoch = local_epoch;
     e->acl_loaded = acl;
     e->payload_checked = false;
+    e->file_checked = current_round();
     e->ngrants = row.ngrants;
     e->grants = static_cast<GrantRow*>(MemoryContextAlloc(TopMemoryContext, sizeof(GrantRow) * (row.ngrants + 1)));
     memcpy(e->grants, row.grants, sizeof(GrantRow) * row.ngrants);
@@ -586,11 +621,12 @@ void checked_name(text* name, char out[64]) {
     memset(out + len, 0, 64 - len);
 }
 
-Entry* open_object(const char* name, uint32 kind, uint8 need) {
+// open_object, checking a cached entry's file always or once per round.
+static Entry* open_entry(const char* name, uint32 kind, uint8 need, bool always_check) {
     ensure_setup();
     bool found = false;
     auto* e = static_cast<Entry*>(hash_search(cache, name, HASH_FIND, &found));
-    if (!found || !usable(e)) {
+    if (!found || !check_file(e, always_check) || !usable(e)) {
         if (found) release(e);
         sweep_dropped();
         CatalogRow row;
@@ -612,12 +648,31 @@ Entry* open_object(const char* name, uint32 kind, uint8 need) {
     return e;
 }
 
+Entry* open_object(const char* name, uint32 kind, uint8 need) { return open_entry(name, kind, need, true); }
+
+void begin_check_round() { check_round++; }
+
+// statement_timestamp() is set at each message of the client's (a query, a
+// FETCH); a function call reads it.
+uint64 current_round() {
+    const TimestampTz statement = GetCurrentStatementStartTimestamp();
+    if (unlikely(statement != round_statement)) {
+        round_statement = statement;
+        begin_check_round();
+    }
+    return check_round;
+}
+
+// A call site's cache is made at its first call: its FmgrInfo belongs to one
+// execution of one expression (one statement; a PL/pgSQL expression's, one
+// transaction), which begins a check round.
 CallCache* call_cache(FunctionCallInfo fcinfo) {
     auto* cc = static_cast<CallCache*>(fcinfo->flinfo->fn_extra);
     if (cc == nullptr) {
         cc = static_cast<CallCache*>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallCache)));
         cc->name_len = -1;
         fcinfo->flinfo->fn_extra = cc;
+        begin_check_round();
     }
     return cc;
 }
@@ -650,7 +705,7 @@ Entry* find_opened(const char* name, int len, uint32 kind, uint8 need) {
     memcpy(key, name, size_t(len));
     bool found = false;
     auto* e = static_cast<Entry*>(hash_search(cache, key, HASH_FIND, &found));
-    return found && still_valid(e, kind, need) ? e : nullptr;
+    return found && check_file(e, false) && still_valid(e, kind, need) ? e : nullptr;
 }
 
 Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need) {
@@ -660,16 +715,16 @@ Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need)
     Entry* e = cc->entry;
     // The per-row path: the same object as the last call of this call site.
     if (likely(e != nullptr && len == cc->name_len && memcmp(data, cc->name, size_t(len)) == 0 && cc->kind == kind &&
-               cc->need == need && still_valid(e, kind, need)))
+               cc->need == need && e->file_checked == current_round() && still_valid(e, kind, need)))
         return e;
     // A name equal (same length, same bytes) to one that passed checked_name is valid.
     if (last_entry != nullptr && len == last_len && memcmp(data, last_entry->name, size_t(len)) == 0 &&
-        still_valid(last_entry, kind, need)) {
+        check_file(last_entry, false) && still_valid(last_entry, kind, need)) {
         e = last_entry;
     } else {
         char key[64];
         checked_name(name, key);
-        e = open_object(key, kind, need);
+        e = open_entry(key, kind, need, false);
         last_entry = e;
         last_len = len;
     }

@@ -43,6 +43,7 @@ struct Entry {
     uint64 epoch;
     uint32 acl_loaded;  // acl_generation of the file when the grants were read
     bool payload_checked;  // this mapping's payload passed its kind's full check (reservoirs)
+    uint64 file_checked;   // the check round in which the file was last found unchanged
     sketch::shared::Mapping map;
     int ngrants;
     GrantRow* grants;  // TopMemoryContext
@@ -69,9 +70,13 @@ void checked_name(text* name, char out[64]);
 
 // Opens the object (cached), checks its kind (0: any) and that the current
 // user holds `need` (Right bits). Raises 42704 if it does not exist, 42809
-// for another kind, 42501 when not permitted, XX001 for a damaged file.
+// for another kind, 42501 when not permitted, XX001 for a damaged file. The
+// file of a cached entry is checked first (sh::file_changed): one that was
+// changed under the server is mapped and validated again.
 Entry* open_object(const char* name, uint32 kind, uint8 need);
-// The same through a call-site cache in fcinfo->flinfo->fn_extra.
+// The same through a call-site cache in fcinfo->flinfo->fn_extra, for the
+// functions called once per row: the file is checked once per round (at
+// the call site's first call, and once per statement), never per row.
 Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need);
 CallCache* call_cache(FunctionCallInfo fcinfo);
 // The functions of an object and an item (or a value, array, weight or seed)
@@ -87,8 +92,16 @@ inline Entry* open_unless_null(FunctionCallInfo fcinfo, uint32 kind, uint8 need)
 }
 // The object when this backend has opened it before and the entry is still
 // good for (kind, need) without catalog access; else nullptr. Never raises
-// (the prefetching scan reads only what the function has opened).
+// (the prefetching scan reads only what the function has opened). The file
+// is checked once per check round (begin_check_round).
 Entry* find_opened(const char* name, int len, uint32 kind, uint8 need);
+// Starts a round in which each cached object's file is checked again at its
+// next use: a new statement does this, a new call site's first call, and a
+// prefetching scan, which reads objects before the functions of its
+// statement run.
+void begin_check_round();
+// The current round, begun anew if a statement has started since.
+uint64 current_round();
 // The item hasher for argument argno, in the call-site cache.
 const ItemHasher* cached_hasher(FunctionCallInfo fcinfo, int argno);
 // The digest of item argument argno (anycompatible), as sketch_hash computes it.

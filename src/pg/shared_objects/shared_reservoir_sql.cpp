@@ -62,7 +62,8 @@ void describe(const uint8_t* blob, uint32_t len, ss::GeometryInfo* out) {
 
 [[maybe_unused]] const bool registered = (ss::register_pg_kind(sh::Kind::reservoir, validate, describe, sr::reset_lock_words), true);
 
-sr::View view_of(const ss::Entry* e) { return sr::View(from_blob(e->map.header()->geometry), e->map.payload()); }
+// On the geometry validated when the file was mapped (sh::Mapping::fixed).
+sr::View view_of(const ss::Entry* e) { return sr::View(from_blob(e->map.fixed.geometry), e->map.payload()); }
 
 ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
     return ss::open_cached(fcinfo, PG_GETARG_TEXT_PP(0), kReservoir, need);
