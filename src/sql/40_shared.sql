@@ -142,8 +142,8 @@ CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8 DEFAULT
 AS 'MODULE_PATHNAME', 'shared_cbf_create' LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8) IS
 'Creates a shared counting Bloom filter sized for capacity items at false-positive rate fpr; owned by the current role';
--- Creating reserves disk space: a privilege a superuser grants (README,
--- Privileges), as for every create function.
+-- Creating reserves disk space: a privilege a superuser grants
+-- (docs/shared-objects.md, Privileges), as for every create function.
 REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8) FROM PUBLIC;
 
 CREATE FUNCTION shared_create_from(name text, value cbf) RETURNS void

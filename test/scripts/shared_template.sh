@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CREATE DATABASE ... TEMPLATE copies the catalog of shared objects (tables)
-# but not their files: the copy starts with no shared objects (README,
-# "Limits and recovery"). Its view lists nothing, a template's name does not
+# but not their files: the copy starts with no shared objects (docs/operations.md,
+# "Copying a database"). Its view lists nothing, a template's name does not
 # exist in it (read-only too) and can be created; its first create or drop
 # removes the template's catalog rows, with a NOTICE; the template's objects
 # are untouched by whatever the copy does.

@@ -420,8 +420,8 @@ void release(Entry* e) {
 // statement the client sends (a FETCH from an open cursor too), at each call
 // site's first call (each statement of a function; a PL/pgSQL expression's,
 // once per transaction) and at each prefetching scan. A file truncated between
-// the check and a later access of the same statement can still fault (README,
-// "Limits and recovery").
+// the check and a later access of the same statement can still fault
+// (docs/operations.md, "Limits").
 bool check_file(Entry* e, bool always) {
     if (!e->loaded) return false;
     const uint64 round = current_round();
