@@ -94,7 +94,7 @@ SELECT shared_cbf_contains('rf_cbf', 1) AS contains, name FROM shared_objects WH
 ROLLBACK;
 
 -- Merging filters of another hash seed says so (the seed is in the byte form,
--- bytes 33 to 40, see README)
+-- bytes 33 to 40, see docs/formats.md)
 CREATE TEMP TABLE rf_seeded AS
 SELECT overlay(cbf_empty(100)::bytea PLACING '\x2a00000000000000'::bytea FROM 33)::cbf AS f;
 SELECT cbf_empty(100) + f FROM rf_seeded;

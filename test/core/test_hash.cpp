@@ -1,4 +1,4 @@
-// The canonical forms and the vectors of README's hashing table.
+// The canonical forms and the vectors of docs/hashing.md's table.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -197,8 +197,8 @@ void copy_file(const std::string& from, const std::string& to, const char* label
 inline uint32_t load_flags(const FileHeader* h) { return __atomic_load_n(&h->flags, __ATOMIC_ACQUIRE); }
 inline void set_flags(FileHeader* h, uint32_t bits) { __atomic_fetch_or(&h->flags, bits, __ATOMIC_SEQ_CST); }
 // Every add of every process counts an op: one shared word would pass its
-// cache line from core to core at each (two sessions adding at once took
-// 16-22% less time with stripes, bench/README "Ops counted in stripes"). A
+// cache line from core to core at each, a cost every concurrent writer
+// shares (bench/README.md measures two sessions adding at once). A
 // process counts in the stripe its lock owner id picks; the count is the word
 // plus the stripes (zero in files made before them: their header page is
 // written whole).
