@@ -4,7 +4,7 @@
 #pragma once
 
 #include "hash.hpp"
-#include "memory/huge_pages.hpp"
+#include "types/fetched_filters.hpp"
 #include "pg.hpp"
 
 namespace sketch_pg {

@@ -11,6 +11,7 @@
 #include "bloom/bloom.hpp"
 #include "cbf/cbf.hpp"
 #include "memory/huge_pages.hpp"
+#include "types/fetched_filters.hpp"
 #include "item_hash.hpp"
 #include "pg.hpp"
 

@@ -20,8 +20,10 @@
 #include "types/bloom_value.hpp"
 #include "types/agg_state.hpp"
 #include "guard.hpp"
+#include "memory/detoast_into.hpp"
 #include "memory/huge_pages.hpp"
 #include "prefetch/prefetch.hpp"
+#include "types/fetched_filters.hpp"
 #include "item_hash.hpp"
 
 extern "C" {

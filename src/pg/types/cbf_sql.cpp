@@ -22,9 +22,11 @@
 #include "types/bloom_value.hpp"
 #include "types/agg_state.hpp"
 #include "guard.hpp"
+#include "memory/detoast_into.hpp"
 #include "memory/huge_pages.hpp"
 #include "memory/reusable_memory.hpp"
 #include "prefetch/prefetch.hpp"
+#include "types/fetched_filters.hpp"
 #include "item_hash.hpp"
 
 extern "C" {
