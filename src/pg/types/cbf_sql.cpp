@@ -560,3 +560,11 @@ SKETCH_FUNCTION(cbf_to_bloom) {
     cbf::to_bits(view.g, view.counters, reinterpret_cast<uint64_t*>(sketch_pg::bloom_bits(result)));
     PG_RETURN_POINTER(result);
 }
+
+// The lookups here that the prefetching scan serves (prefetch/prefetch.hpp).
+namespace sketch_pg {
+void register_cbf_prefetchables() {
+    register_prefetchable("cbf_contains", PrefetchKind::cbf_value);
+    register_prefetchable("cbf_count_of", PrefetchKind::cbf_value);
+}
+}  // namespace sketch_pg
