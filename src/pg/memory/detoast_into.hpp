@@ -27,13 +27,16 @@ extern "C" {
 }
 
 #if PG_VERSION_NUM < 150000
-#error "detoast_into.hpp mirrors PostgreSQL 15's detoast.c: check it against this older version's detoast.c and toast_internals.c (varattrib, VARATT_EXTERNAL_IS_COMPRESSED, toast compression methods) first"
+#error "detoast_into.hpp mirrors PostgreSQL 15's detoast.c: check it against this version's detoast.c, \
+toast_internals.c and compression methods (VARATT_EXTERNAL_IS_COMPRESSED) first"
 #elif PG_VERSION_NUM >= 180000
-#error "detoast_into.hpp was checked against PostgreSQL 15-17 only: compare detoast_attr, toast_fetch_datum, table_relation_fetch_toast_slice, VARATT_EXTERNAL_* (varatt.h) and pglz_decompress with this version's before raising this bound"
+#error "detoast_into.hpp was checked against PostgreSQL 15-17 only: compare detoast_attr, toast_fetch_datum, \
+table_relation_fetch_toast_slice, VARATT_EXTERNAL_* (varatt.h) and pglz_decompress with this version's first"
 #endif
-// 16 and 17: detoast.c and the table AM's fetch_toast_slice keep the signatures
-// used here; 16 moved the varatt macros into varatt.h, which postgres.h
-// includes, so nothing here changes.
+// 16 and 17 are let through: detoast.c's entry points,
+// table_relation_fetch_toast_slice and pglz_decompress kept the signatures
+// used here, and 16 moved the varatt macros into varatt.h, which postgres.h
+// includes. Only 15 is built and tested here: build and test on them first.
 
 namespace sketch_pg {
 
