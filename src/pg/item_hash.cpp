@@ -31,7 +31,6 @@ static ItemKind kind_for(Oid base) {
     }
 }
 
-RowDigest row_digest;
 
 // The types kind_for knows are base types: only the others may be domains
 // (a syscache lookup, once per call site).

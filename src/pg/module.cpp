@@ -7,6 +7,7 @@
 
 #include "pg.hpp"
 #include "memory/reusable_memory.hpp"
+#include "prefetch/prefetch.hpp"
 #include "shared_objects/shared_registry.hpp"
 
 extern "C" {
@@ -94,6 +95,10 @@ void _PG_init(void) {
                             &sketch_pg::reusable_memory_mb, 256, 0, INT_MAX, PGC_USERSET, GUC_UNIT_MB, nullptr,
                             sketch_pg::reusable_memory_assign, nullptr);
     MarkGUCPrefixReserved("sketchshare");
+    sketch_pg::register_bloom_prefetchables();
+    sketch_pg::register_cbf_prefetchables();
+    sketch_pg::register_shared_bloom_prefetchables();
+    sketch_pg::register_shared_cbf_prefetchables();
     sketch_pg::prefetch_scan_init();
     sketch_pg::shared::watch_extension_drop();
 }

@@ -11,10 +11,27 @@
 #include "bloom/bloom.hpp"
 #include "cbf/cbf.hpp"
 #include "memory/huge_pages.hpp"
+#include "types/fetched_filters.hpp"
 #include "item_hash.hpp"
+#include "prefetch/row_digest.hpp"
 #include "pg.hpp"
 
 namespace sketch_pg {
+
+// The functions the scan serves, by what their first argument is: a bloom or
+// cbf value, or the name of a shared bloom or cbf.
+enum class PrefetchKind : uint8 { bloom_value, cbf_value, shared_bloom, shared_cbf };
+
+// Makes the C function `symbol` of this library (its prosrc, whatever its SQL
+// name), a lookup (filter or name, item, ...), one the scan prefetches for;
+// need: the right a shared object is opened with. Called from _PG_init only,
+// through the registration functions below (one per face file, next to the
+// functions it registers).
+void register_prefetchable(const char* symbol, PrefetchKind kind, uint8 need = 0);
+void register_bloom_prefetchables();         // types/bloom_sql.cpp
+void register_cbf_prefetchables();           // types/cbf_sql.cpp
+void register_shared_bloom_prefetchables();  // shared_objects/shared_bloom_sql.cpp
+void register_shared_cbf_prefetchables();    // shared_objects/shared_cbf_sql.cpp
 
 struct PrefetchTarget {
     const sketch::bloom::Ops* ops;  // a bloom layout's kernels; nullptr: a cbf

@@ -1,29 +1,14 @@
-// The prefetching scan: a sequential heap scan that, a few rows ahead of the
-// row it returns, hashes the item column of each sketchshare lookup the query
-// makes on the table and starts loading the filter lines that lookup will
-// touch. On a filter beyond the caches each lookup otherwise waits a memory
-// latency, one row at a time: the executor calls a function per row, so
-// nothing else can overlap those misses across rows. For a bloom or cbf value
-// (immutable for the scan) the function answers the lookup of the row being
-// returned from the scan's digest and copy of the filter (row_answer), its
-// own setup of the call skipped.
-//
-// The planner hook puts the scan in place of every Seq Scan path of a heap
-// table that such a lookup reads: a call of a known function (kKnown) whose
-// item is a plain column of the table and whose filter (or shared object
-// name) is a constant or a parameter. When the filter is a column of another
-// table, as in `FROM t, seen WHERE seen.f @> t.x`, it adds a scan
-// parameterized by that table: a nested loop over its rows then hands each
-// one's filter to the scan (a parameter again). It is a hint only: it never changes
-// which rows are returned, never raises for a filter the function would
-// reject, and never evaluates anything the query would not (an InitPlan not
-// yet run is left for the function to run).
+// The prefetching scan's execution: it reads heap pages as a Seq Scan does,
+// hashes the items of the next rows and prefetches the filter lines their
+// lookups will touch, and publishes each returned row's digest (row_digest).
+// What the scan is: prefetch_scan.hpp; its planning: prefetch_plan.cpp.
 #include <algorithm>
 #include <cstring>
 
 #include "module.hpp"
 #include "pg.hpp"
 #include "prefetch/prefetch.hpp"
+#include "prefetch/prefetch_scan.hpp"
 #include "shared_objects/shared_registry.hpp"
 
 extern "C" {
@@ -54,14 +39,17 @@ extern "C" {
 }
 
 namespace sketch_pg {
-bool prefetch_enabled = true;
+RowDigest row_digest;
 }
 
 using namespace sketch_pg;
 
+namespace sketch_pg::prefetch_scan {
+
 namespace {
 
-constexpr int kMaxProbes = 4;
+extern const CustomExecMethods kExecMethods;
+
 // The lines in flight ahead of the returned row: enough to cover a memory
 // latency with the executor's own work on the rows between, well inside L1,
 // and requested a row's worth at a time (requesting many at once stalls the
@@ -82,254 +70,6 @@ constexpr uint64_t kPrefetchFromBytes = uint64_t(1) << 20;
 constexpr uint64_t kJudgeRows = 64;
 constexpr int kMinBackoff = 8;
 constexpr int kMaxBackoff = 1024;
-
-enum class Kind : uint8 { bloom_value, cbf_value, shared_bloom, shared_cbf };
-
-// The functions whose lookups the scan prefetches: (filter or name, item, ...).
-struct Known {
-    const char* symbol;  // prosrc: the C symbol, whatever the SQL name
-    Kind kind;
-    uint8 need;  // shared objects: the right the function opens it with
-};
-constexpr Known kKnown[] = {
-    {"bloom_contains", Kind::bloom_value, 0},
-    {"cbf_contains", Kind::cbf_value, 0},
-    {"cbf_count_of", Kind::cbf_value, 0},
-    {"shared_bloom_add", Kind::shared_bloom, shared::kWrite},
-    {"shared_bloom_contains", Kind::shared_bloom, shared::kRead},
-    {"shared_cbf_add", Kind::shared_cbf, shared::kWrite},
-    {"shared_cbf_contains", Kind::shared_cbf, shared::kRead},
-    {"shared_cbf_count_of", Kind::shared_cbf, shared::kRead},
-};
-constexpr int kNotKnown = -1;
-
-// ---- which functions are ours (pg_proc by OID, remembered per backend) ----
-
-struct KnownFunction {
-    Oid funcid;
-    int known;  // index in kKnown, or kNotKnown
-};
-KnownFunction recent[16];
-int recent_next = 0;
-
-void forget_functions(Datum, int, uint32) { std::memset(recent, 0, sizeof recent); }
-
-int lookup_known(Oid funcid) {
-    HeapTuple tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
-    if (!HeapTupleIsValid(tup)) return kNotKnown;
-    int found = kNotKnown;
-    if (reinterpret_cast<Form_pg_proc>(GETSTRUCT(tup))->prolang == ClanguageId) {
-        bool null_bin, null_src;
-        Datum bin = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &null_bin);
-        Datum src = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &null_src);
-        if (!null_bin && !null_src) {
-            char* lib = TextDatumGetCString(bin);
-            char* symbol = TextDatumGetCString(src);
-            const char* base = strrchr(lib, '/');
-            if (strcmp(base != nullptr ? base + 1 : lib, "sketchshare") == 0)
-                for (int i = 0; i < int(lengthof(kKnown)); ++i)
-                    if (strcmp(symbol, kKnown[i].symbol) == 0) found = i;
-            pfree(lib);
-            pfree(symbol);
-        }
-    }
-    ReleaseSysCache(tup);
-    return found;
-}
-
-int known_function(Oid funcid) {
-    for (const KnownFunction& r : recent)
-        if (r.funcid == funcid) return r.known;
-    const int known = lookup_known(funcid);
-    recent[recent_next] = KnownFunction{funcid, known};
-    recent_next = (recent_next + 1) % int(lengthof(recent));
-    return known;
-}
-
-// ---- planning: the lookups a query makes on one table ----
-
-Node* strip_relabel(Node* n) {
-    while (n != nullptr && IsA(n, RelabelType)) n = reinterpret_cast<Node*>(reinterpret_cast<RelabelType*>(n)->arg);
-    return n;
-}
-
-// What the filter argument may be: something whose value the scan can read
-// without evaluating anything (a literal, a parameter).
-bool readable_filter(Node* n) {
-    if (IsA(n, Const)) return !reinterpret_cast<Const*>(n)->constisnull;
-    if (!IsA(n, Param)) return false;
-    const ParamKind k = reinterpret_cast<Param*>(n)->paramkind;
-    return k == PARAM_EXTERN || k == PARAM_EXEC;
-}
-
-// A filter column of another table of the query: the scan can read it only
-// as a parameter of a nested loop over that table.
-bool outer_column(Node* n, Index rti) {
-    if (!IsA(n, Var)) return false;
-    const Var* v = reinterpret_cast<const Var*>(n);
-    return v->varno != int(rti) && v->varlevelsup == 0 && v->varattno > 0;
-}
-
-// The lookups found so far; in the plan, each one's filter expression is in
-// custom_exprs and the rest an integer list in custom_private. outer: the
-// tables whose columns are filters (their lookups are in filters and probes
-// too).
-struct ProbeSearch {
-    Index rti;
-    List* filters;  // Node*
-    List* probes;   // of integer lists (known, attno, item type)
-    Relids outer;
-};
-
-void consider_call(ProbeSearch* s, Oid funcid, List* args) {
-    if (list_length(args) < 2 || list_length(s->filters) >= kMaxProbes) return;
-    const int known = known_function(funcid);
-    if (known == kNotKnown) return;
-    Node* filter = strip_relabel(static_cast<Node*>(linitial(args)));
-    Node* item = strip_relabel(static_cast<Node*>(lsecond(args)));
-    if (filter == nullptr || item == nullptr || !IsA(item, Var)) return;
-    const bool outer = outer_column(filter, s->rti);
-    if (!outer && !readable_filter(filter)) return;
-    const Var* v = reinterpret_cast<const Var*>(item);
-    if (v->varno != int(s->rti) || v->varlevelsup != 0 || v->varattno <= 0) return;
-    const Oid item_type = exprType(static_cast<Node*>(lsecond(args)));
-    if (hashes_by_output(item_type)) return;
-    for (int i = 0; i < list_length(s->filters); ++i) {
-        List* p = static_cast<List*>(list_nth(s->probes, i));
-        if (linitial_int(p) == known && lsecond_int(p) == v->varattno && equal(list_nth(s->filters, i), filter))
-            return;
-    }
-    s->filters = lappend(s->filters, filter);
-    s->probes = lappend(s->probes, list_make3_int(known, v->varattno, int(item_type)));
-    if (outer) s->outer = bms_add_member(s->outer, reinterpret_cast<const Var*>(filter)->varno);
-}
-
-// The lookups of s whose filter the scan can read without a nested loop.
-ProbeSearch readable_only(const ProbeSearch& s) {
-    ProbeSearch r{s.rti, NIL, NIL, nullptr};
-    for (int i = 0; i < list_length(s.filters); ++i) {
-        Node* filter = static_cast<Node*>(list_nth(s.filters, i));
-        if (outer_column(filter, s.rti)) continue;
-        r.filters = lappend(r.filters, filter);
-        r.probes = lappend(r.probes, list_nth(s.probes, i));
-    }
-    return r;
-}
-
-bool find_calls(Node* n, ProbeSearch* s) {
-    if (n == nullptr) return false;
-    if (IsA(n, FuncExpr)) {
-        auto* f = reinterpret_cast<FuncExpr*>(n);
-        consider_call(s, f->funcid, f->args);
-    } else if (IsA(n, OpExpr)) {
-        auto* o = reinterpret_cast<OpExpr*>(n);
-        consider_call(s, OidIsValid(o->opfuncid) ? o->opfuncid : get_opcode(o->opno), o->args);
-    } else if (IsA(n, Query)) {
-        return false;  // a subquery's Vars index its own range table
-    }
-    return expression_tree_walker(n, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(find_calls)), s);
-}
-
-bool is_heap_table(Oid relid) {
-    HeapTuple tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-    if (!HeapTupleIsValid(tup)) return false;
-    const Form_pg_class c = reinterpret_cast<Form_pg_class>(GETSTRUCT(tup));
-    const bool heap = c->relam == HEAP_TABLE_AM_OID &&
-                      (c->relkind == RELKIND_RELATION || c->relkind == RELKIND_MATVIEW);
-    ReleaseSysCache(tup);
-    return heap;
-}
-
-extern const CustomPathMethods kPathMethods;
-extern const CustomScanMethods kScanMethods;
-extern const CustomExecMethods kExecMethods;
-
-// The scan in place of a Seq Scan path: same rows, same cost. It reads the
-// filters too, so it may run in a worker only if they can be read there.
-Path* prefetching(Path* seq, ProbeSearch* s, bool filters_parallel_safe) {
-    CustomPath* cp = makeNode(CustomPath);
-    cp->path = *seq;
-    cp->path.type = T_CustomPath;
-    cp->path.pathtype = T_CustomScan;
-    cp->path.parallel_safe = seq->parallel_safe && filters_parallel_safe;
-    // The heap scans both ways, as a Seq Scan does: a cursor that may move
-    // backward needs no Material above it (prefetching is forward only).
-    cp->flags = CUSTOMPATH_SUPPORT_PROJECTION | CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
-    cp->custom_private = list_make2(s->filters, s->probes);
-    cp->methods = &kPathMethods;
-    return &cp->path;
-}
-
-// The scan parameterized by the tables of s.outer, beside the Seq Scan paths:
-// the planner takes it for the inner side of a nested loop over them. It is
-// costed one operator evaluation a row below the Seq Scan, for the lookups
-// whose memory waits it overlaps: a cost within 1% of another path's would
-// lose to the unparameterized Seq Scan.
-void add_parameterized(PlannerInfo* root, RelOptInfo* rel, ProbeSearch* s) {
-    // (a table with lateral references needs its own parameters too)
-    Relids outer = bms_union(s->outer, rel->lateral_relids);
-    Path* p = prefetching(create_seqscan_path(root, rel, outer, 0), s, false);
-    p->total_cost -= cpu_operator_cost * p->rows;
-    add_path(rel, p);
-}
-
-void replace_seq_scans(List* paths, ProbeSearch* s, bool filters_parallel_safe) {
-    ListCell* lc;
-    foreach (lc, paths) {
-        Path* p = static_cast<Path*>(lfirst(lc));
-        if (p->pathtype == T_SeqScan && IsA(p, Path)) lfirst(lc) = prefetching(p, s, filters_parallel_safe);
-    }
-}
-
-set_rel_pathlist_hook_type previous_hook = nullptr;
-
-void on_rel_pathlist(PlannerInfo* root, RelOptInfo* rel, Index rti, RangeTblEntry* rte) {
-    if (previous_hook != nullptr) previous_hook(root, rel, rti, rte);
-    if (!prefetch_enabled || rel->reloptkind != RELOPT_BASEREL || rte->rtekind != RTE_RELATION || rte->inh ||
-        rte->tablesample != nullptr || !is_heap_table(rte->relid))
-        return;
-    ProbeSearch found{rti, NIL, NIL, nullptr};
-    query_tree_walker(root->parse, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(find_calls)), &found,
-                      QTW_IGNORE_RANGE_TABLE);
-    if (found.outer != nullptr) add_parameterized(root, rel, &found);
-    ProbeSearch s = readable_only(found);
-    if (s.filters == NIL) return;
-    // (a parameter set per outer row is not available in a worker)
-    const bool filters_parallel_safe = is_parallel_safe(root, reinterpret_cast<Node*>(s.filters));
-    replace_seq_scans(rel->pathlist, &s, filters_parallel_safe);
-    if (filters_parallel_safe) replace_seq_scans(rel->partial_pathlist, &s, true);
-}
-
-// Whether the scan may return the table's rows whole, as a Seq Scan does when
-// its parent takes any target list (the planner decides that for a Seq Scan,
-// not for a custom scan). Then it hands on the heap tuple itself instead of
-// projecting each row. Granted here in one shape known to be safe: a plain
-// aggregate over this table alone, where the scan's parent is the Agg (or a
-// partial Agg, or a Gather under it), which reads its input by column.
-bool whole_rows_ok(PlannerInfo* root, RelOptInfo* rel) {
-    const Query* q = root->parse;
-    if (q->commandType != CMD_SELECT || !q->hasAggs || q->groupClause != NIL || q->groupingSets != NIL ||
-        q->hasWindowFuncs || q->hasTargetSRFs || q->distinctClause != NIL || q->sortClause != NIL ||
-        q->setOperations != nullptr || q->rowMarks != NIL || root->placeholder_list != NIL ||
-        bms_membership(root->all_baserels) != BMS_SINGLETON)
-        return false;
-    for (int i = rel->min_attr; i <= 0; ++i)  // system columns, the whole row
-        if (!bms_is_empty(rel->attr_needed[i - rel->min_attr])) return false;
-    return true;
-}
-
-Plan* plan_scan(PlannerInfo* root, RelOptInfo* rel, CustomPath* best, List* tlist, List* clauses, List*) {
-    CustomScan* cs = makeNode(CustomScan);
-    List* whole = whole_rows_ok(root, rel) ? build_physical_tlist(root, rel) : NIL;
-    cs->scan.plan.targetlist = whole != NIL ? whole : tlist;  // NIL: a dropped or added column
-    cs->scan.plan.qual = extract_actual_clauses(clauses, false);
-    cs->scan.scanrelid = rel->relid;
-    cs->flags = best->flags;
-    cs->custom_exprs = static_cast<List*>(linitial(best->custom_private));
-    cs->custom_private = static_cast<List*>(lsecond(best->custom_private));
-    cs->methods = &kScanMethods;
-    return &cs->scan.plan;
-}
 
 // ---- execution ----
 
@@ -437,7 +177,7 @@ bool filter_value(PrefetchScanState* st, Probe* p, Datum* value) {
 // (re)scan, shared objects at every page (the entry the function opened may
 // have been replaced since).
 void resolve(PrefetchScanState* st, Probe* p) {
-    const Kind kind = kKnown[p->known].kind;
+    const Kind kind = prefetchable(p->known).kind;
     const bool value_filter = kind == Kind::bloom_value || kind == Kind::cbf_value;
     if (p->resolved && value_filter) return;
     Datum d;
@@ -455,7 +195,7 @@ void resolve(PrefetchScanState* st, Probe* p) {
             auto* v = reinterpret_cast<struct varlena*>(DatumGetPointer(d));  // the object's name
             if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)) return;
             p->resolved = (kind == Kind::shared_bloom ? shared_bloom_target : shared_cbf_target)(
-                VARDATA_ANY(v), int(VARSIZE_ANY_EXHDR(v)), kKnown[p->known].need, &p->target);
+                VARDATA_ANY(v), int(VARSIZE_ANY_EXHDR(v)), prefetchable(p->known).need, &p->target);
             break;
         }
     }
@@ -637,13 +377,11 @@ void explain_scan(CustomScanState* node, List*, ExplainState* es) {
     StringInfoData s;
     initStringInfo(&s);
     for (int i = 0; i < st->nprobes; ++i)
-        appendStringInfo(&s, "%s%s(%s)", i > 0 ? ", " : "", kKnown[st->probes[i].known].symbol,
+        appendStringInfo(&s, "%s%s(%s)", i > 0 ? ", " : "", prefetchable(st->probes[i].known).symbol,
                          get_attname(relid, st->probes[i].attno, false));
     ExplainPropertyText("Prefetch", s.data, es);
 }
 
-const CustomPathMethods kPathMethods = {"SketchPrefetch", plan_scan, nullptr};
-const CustomScanMethods kScanMethods = {"SketchPrefetch", create_state};
 const CustomExecMethods kExecMethods = {
     "SketchPrefetch", begin_scan,       exec_scan,        end_scan,          rescan,
     nullptr,          nullptr,          estimate_dsm,     initialize_dsm,    reinitialize_dsm,
@@ -652,11 +390,9 @@ const CustomExecMethods kExecMethods = {
 
 }  // namespace
 
-// The planner support function of every function in kKnown. It simplifies
-// nothing; calling it loads this library while the query that names such a
-// function is planned, so the planner hook is in place before that query's
-// paths are made (otherwise a session's first such query would plan without it).
-SKETCH_FUNCTION(sketchshare_support) { PG_RETURN_POINTER(nullptr); }
+const CustomScanMethods kScanMethods = {"SketchPrefetch", create_state};
+
+}  // namespace sketch_pg::prefetch_scan
 
 namespace sketch_pg {
 
@@ -668,12 +404,10 @@ static void forget_digest_at_subxact_abort(SubXactEvent event, SubTransactionId,
 }
 
 void prefetch_scan_init() {
-    RegisterCustomScanMethods(&kScanMethods);
+    RegisterCustomScanMethods(&prefetch_scan::kScanMethods);
     RegisterXactCallback(forget_digest_at_xact_end, nullptr);
     RegisterSubXactCallback(forget_digest_at_subxact_abort, nullptr);
-    CacheRegisterSyscacheCallback(PROCOID, forget_functions, 0);
-    previous_hook = set_rel_pathlist_hook;
-    set_rel_pathlist_hook = on_rel_pathlist;
+    prefetch_scan::planner_init();
 }
 
 }  // namespace sketch_pg

@@ -267,3 +267,11 @@ SKETCH_FUNCTION(shared_bloom_stats) {
         ss::is_frozen(e) ? "true" : "false", e->readonly ? "true" : "false", e->map.lock().recoveries());
     PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }
+
+// The lookups here that the prefetching scan serves (prefetch/prefetch.hpp).
+namespace sketch_pg {
+void register_shared_bloom_prefetchables() {
+    register_prefetchable("shared_bloom_add", PrefetchKind::shared_bloom, shared::kWrite);
+    register_prefetchable("shared_bloom_contains", PrefetchKind::shared_bloom, shared::kRead);
+}
+}  // namespace sketch_pg

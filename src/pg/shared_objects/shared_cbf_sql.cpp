@@ -266,3 +266,12 @@ SKETCH_FUNCTION(shared_cbf_stats) {
         e->map.lock().recoveries());
     PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }
+
+// The lookups here that the prefetching scan serves (prefetch/prefetch.hpp).
+namespace sketch_pg {
+void register_shared_cbf_prefetchables() {
+    register_prefetchable("shared_cbf_add", PrefetchKind::shared_cbf, shared::kWrite);
+    register_prefetchable("shared_cbf_contains", PrefetchKind::shared_cbf, shared::kRead);
+    register_prefetchable("shared_cbf_count_of", PrefetchKind::shared_cbf, shared::kRead);
+}
+}  // namespace sketch_pg

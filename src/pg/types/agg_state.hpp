@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "hash.hpp"
+#include "memory/detoast_into.hpp"
 #include "memory/huge_pages.hpp"
 #include "pg.hpp"
 #include "memory/reusable_memory.hpp"

@@ -20,8 +20,10 @@
 #include "types/bloom_value.hpp"
 #include "types/agg_state.hpp"
 #include "guard.hpp"
+#include "memory/detoast_into.hpp"
 #include "memory/huge_pages.hpp"
 #include "prefetch/prefetch.hpp"
+#include "types/fetched_filters.hpp"
 #include "item_hash.hpp"
 
 extern "C" {
@@ -591,3 +593,10 @@ SKETCH_FUNCTION(bloom_union_trans) { return combine_into_state(fcinfo, sb::union
 SKETCH_FUNCTION(bloom_intersect_trans) {
     return combine_into_state(fcinfo, sb::intersect_into, "bloom_intersect_trans", "intersect");
 }
+
+// The lookups here that the prefetching scan serves (prefetch/prefetch.hpp).
+namespace sketch_pg {
+void register_bloom_prefetchables() {
+    register_prefetchable("bloom_contains", PrefetchKind::bloom_value);
+}
+}  // namespace sketch_pg

@@ -22,9 +22,11 @@
 #include "types/bloom_value.hpp"
 #include "types/agg_state.hpp"
 #include "guard.hpp"
+#include "memory/detoast_into.hpp"
 #include "memory/huge_pages.hpp"
 #include "memory/reusable_memory.hpp"
 #include "prefetch/prefetch.hpp"
+#include "types/fetched_filters.hpp"
 #include "item_hash.hpp"
 
 extern "C" {
@@ -558,3 +560,11 @@ SKETCH_FUNCTION(cbf_to_bloom) {
     cbf::to_bits(view.g, view.counters, reinterpret_cast<uint64_t*>(sketch_pg::bloom_bits(result)));
     PG_RETURN_POINTER(result);
 }
+
+// The lookups here that the prefetching scan serves (prefetch/prefetch.hpp).
+namespace sketch_pg {
+void register_cbf_prefetchables() {
+    register_prefetchable("cbf_contains", PrefetchKind::cbf_value);
+    register_prefetchable("cbf_count_of", PrefetchKind::cbf_value);
+}
+}  // namespace sketch_pg
