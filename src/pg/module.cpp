@@ -95,6 +95,9 @@ void _PG_init(void) {
                             &sketch_pg::reusable_memory_mb, 256, 0, INT_MAX, PGC_USERSET, GUC_UNIT_MB, nullptr,
                             sketch_pg::reusable_memory_assign, nullptr);
     MarkGUCPrefixReserved("sketchshare");
+    sketch_pg::shared::register_shared_bloom_kind();
+    sketch_pg::shared::register_shared_cbf_kind();
+    sketch_pg::shared::register_shared_reservoir_kind();
     sketch_pg::register_bloom_prefetchables();
     sketch_pg::register_cbf_prefetchables();
     sketch_pg::register_shared_bloom_prefetchables();

@@ -9,6 +9,7 @@
 
 #include "bloom/bloom.hpp"
 #include "bloom/bloom_format.hpp"
+#include "bloom/shared_bloom_format.hpp"
 #include "types/bloom_value.hpp"
 #include "guard.hpp"
 #include "prefetch/prefetch.hpp"
@@ -21,73 +22,52 @@ extern "C" {
 namespace sh = sketch::shared;
 namespace ss = sketch_pg::shared;
 namespace sb = sketch::bloom;
+namespace sbf = sketch::shared_bloom;
 
 namespace {
 
 constexpr uint32 kBloom = uint32(sh::Kind::bloom);
 
-// Stored geometry: the value format's 28-byte header (layout, bits, seed),
-// then the n and fpr the filter was sized for.
-struct StoredGeometry {
-    uint8_t header[sb::kHeaderBytes];
-    uint64_t n;
-    double fpr;
-};
+// The stored geometry's format is the core's (bloom/shared_bloom_format.hpp).
+using Parsed = sbf::Geometry;
 
-struct Parsed {
-    sb::Geometry g;
-    uint64_t seed;
-    uint64_t n;
-    double fpr;
-};
+uint64_t payload_for(const sb::Geometry& g) { return sbf::payload_bytes(g); }
 
-uint64_t payload_for(const sb::Geometry& g) { return ((g.bytes + 7) & ~uint64_t(7)) + sb::kTailPad; }
-
-Parsed parse(const uint8_t* blob, uint32_t len, const char* label) {
-    if (len != sizeof(StoredGeometry))
-        sketch::fail(sketch::Errc::corrupted, "shared object \"%s\": Bloom filter geometry has %u bytes", label, len);
-    StoredGeometry s;
-    memcpy(&s, blob, sizeof s);
-    const sb::Header h =
-        sh::naming(label, [&] { return sb::read_header(s.header, sb::kHeaderBytes, sketch::Errc::corrupted); });
-    return Parsed{h.geometry, h.seed, s.n, s.fpr};
-}
-
-void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t payload_bytes) {
-    Parsed p = parse(blob, len, label);
-    if (payload_for(p.g) != payload_bytes)
-        sketch::fail(sketch::Errc::corrupted, "shared object \"%s\": a Bloom filter of %llu bytes needs %llu, the file has %llu",
-                     label, (unsigned long long)p.g.bytes, (unsigned long long)payload_for(p.g),
-                     (unsigned long long)payload_bytes);
-}
+Parsed parse(const uint8_t* blob, uint32_t len, const char* label) { return sbf::parse(blob, len, label); }
 
 // Layout names for the view: a small static table keeps them alive.
-const char* layout_text(const sb::Layout& l) {
+const char* layout_text(const std::string& layout) {
     static char names[8][64];
     static int next = 0;
     char* out = names[next++ % 8];
-    try {
-        std::string s = sb::format_layout(l);
-        strlcpy(out, s.c_str(), 64);
-    } catch (...) {
-        strlcpy(out, "?", 64);
-    }
+    strlcpy(out, layout.c_str(), 64);
     return out;
+}
+const char* layout_text(const sb::Layout& l) {
+    try {
+        return layout_text(sb::format_layout(l));
+    } catch (...) {
+        return layout_text(std::string("?"));
+    }
 }
 
 void describe(const uint8_t* blob, uint32_t len, ss::GeometryInfo* out) {
-    try {
-        Parsed p = parse(blob, len, "?");
-        out->capacity = int64(p.n);
-        out->fpr = p.fpr;
-        out->layout = layout_text(p.g.layout);
-        out->m = int64(p.g.bits());
-        out->k = int32(p.g.layout.k * p.g.layout.kp);  // bits set per item
-    } catch (...) {
-    }
+    sbf::Description d;
+    if (!sbf::describe(blob, len, &d)) return;
+    out->capacity = int64(d.capacity);
+    out->fpr = d.fpr;
+    out->layout = layout_text(d.layout);
+    out->m = int64(d.m);
+    out->k = int32(d.k);
 }
 
-[[maybe_unused]] const bool registered = (ss::register_pg_kind(sh::Kind::bloom, validate, describe), true);
+}  // namespace
+
+void sketch_pg::shared::register_shared_bloom_kind() {
+    ss::register_pg_kind(sh::Kind::bloom, sbf::validate, describe);
+}
+
+namespace {
 
 // The geometry validated when the file was mapped (sh::Mapping::fixed).
 Parsed geometry(const ss::Entry* e) { return parse(e->map.fixed.geometry, e->map.fixed.geometry_len, e->name); }
@@ -98,10 +78,7 @@ ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
 
 void create_with(const char* name, const sb::Geometry& g, uint64_t seed, uint64_t n, double fpr,
                  const uint8_t* bits) {
-    StoredGeometry s{};
-    sb::write_header(s.header, g, seed);
-    s.n = n;
-    s.fpr = fpr;
+    const sbf::StoredGeometry s = sbf::to_stored(g, seed, n, fpr);
     const uint64_t payload = payload_for(g);
     uint8_t* initial = nullptr;
     if (bits != nullptr) {

@@ -10,6 +10,7 @@
 
 #include "cbf/cbf.hpp"
 #include "cbf/cbf_format.hpp"
+#include "cbf/shared_cbf_format.hpp"
 #include "guard.hpp"
 #include "prefetch/prefetch.hpp"
 #include "shared_objects/shared_registry.hpp"
@@ -23,6 +24,7 @@ extern "C" {
 namespace sh = sketch::shared;
 namespace ss = sketch_pg::shared;
 namespace cbf = sketch::cbf;
+namespace scf = sketch::shared_cbf;
 
 namespace {
 
@@ -30,62 +32,26 @@ constexpr uint32 kCbf = uint32(sh::Kind::cbf);
 // Snapshots become `cbf` values, which stay below 2^29 counters (see cbf_sql.cpp).
 constexpr uint64_t kValueMaxCounters = uint64_t(1) << 29;
 
-// The geometry as stored in the file header.
-struct StoredGeometry {
-    uint32_t k;
-    uint8_t scheme;
-    uint8_t pad[3];
-    uint64_t m;
-    uint64_t capacity;
-    double fpr;
-    uint64_t seed;
-};
+// The stored geometry's format is the core's (cbf/shared_cbf_format.hpp).
+using scf::from_blob;
 
-StoredGeometry to_stored(const cbf::Geometry& g) {
-    StoredGeometry s{};
-    s.k = g.k;
-    s.scheme = g.scheme;
-    s.m = g.m;
-    s.capacity = g.capacity;
-    s.fpr = g.fpr;
-    s.seed = g.seed;
-    return s;
-}
-
-cbf::Geometry from_blob(const uint8_t* blob) {
-    StoredGeometry s;
-    memcpy(&s, blob, sizeof s);
-    cbf::Geometry g;
-    g.k = s.k;
-    g.scheme = s.scheme;
-    g.m = s.m;
-    g.capacity = s.capacity;
-    g.fpr = s.fpr;
-    g.seed = s.seed;
-    return g;
-}
-
-void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t payload_bytes) {
-    if (len != sizeof(StoredGeometry))
-        sketch::fail(sketch::Errc::corrupted, "shared object \"%s\": counting filter geometry has %u bytes", label,
-                     len);
-    cbf::Geometry g = from_blob(blob);
-    sh::naming(label, [&] { cbf::check_geometry(g, cbf::kMaxCounters, sketch::Errc::corrupted); });
-    if (g.counter_bytes() != payload_bytes)
-        sketch::fail(sketch::Errc::corrupted, "shared object \"%s\": %llu counters need %zu bytes, the file has %llu",
-                     label, (unsigned long long)g.m, g.counter_bytes(), (unsigned long long)payload_bytes);
-}
-
-void describe(const uint8_t* blob, uint32_t, ss::GeometryInfo* out) {
-    cbf::Geometry g = from_blob(blob);
-    out->capacity = int64(g.capacity);
-    out->fpr = g.fpr;
+void describe(const uint8_t* blob, uint32_t len, ss::GeometryInfo* out) {
+    scf::Description d;
+    if (!scf::describe(blob, len, &d)) return;
+    out->capacity = int64(d.capacity);
+    out->fpr = d.fpr;
     out->layout = nullptr;
-    out->m = int64(g.m);
-    out->k = int32(g.k);
+    out->m = int64(d.m);
+    out->k = int32(d.k);
 }
 
-[[maybe_unused]] const bool registered = (ss::register_pg_kind(sh::Kind::cbf, validate, describe), true);
+}  // namespace
+
+void sketch_pg::shared::register_shared_cbf_kind() {
+    ss::register_pg_kind(sh::Kind::cbf, scf::validate, describe);
+}
+
+namespace {
 
 // The geometry validated when the file was mapped (sh::Mapping::fixed).
 cbf::Geometry geometry(const ss::Entry* e) { return from_blob(e->map.fixed.geometry); }
@@ -95,7 +61,7 @@ ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
 }
 
 void create_with(const char* name, const cbf::Geometry& g, const uint8_t* counters) {
-    StoredGeometry s = to_stored(g);
+    const scf::StoredGeometry s = scf::to_stored(g);
     ss::create_object(name, sh::Kind::cbf, reinterpret_cast<const uint8_t*>(&s), sizeof s, g.counter_bytes(),
                       counters);
 }

@@ -586,10 +586,8 @@ void check_kind(const Entry* e, uint32 kind) {
 
 }  // namespace
 
-// Called from the PG faces' static initialisers, when the library is loaded
-// and before any call. The core's tables are plain arrays of pointers (zeroed
-// before any initialiser runs), so the order of the faces and the core does
-// not matter.
+// Called from the PG faces' registration functions, which _PG_init calls
+// when the library is loaded, before any call.
 void register_pg_kind(sh::Kind kind, sh::GeometryValidator validator, Describer describe,
                       sh::LockWordsReset reset_lock_words) {
     const int s = kind_slot(uint32(kind));

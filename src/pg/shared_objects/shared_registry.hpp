@@ -243,5 +243,11 @@ using Describer = void (*)(const uint8_t* geometry, uint32_t len, GeometryInfo* 
 void register_pg_kind(sketch::shared::Kind kind, sketch::shared::GeometryValidator validator, Describer describe,
                       sketch::shared::LockWordsReset reset_lock_words = nullptr);
 
+// Each kind's face registers it (register_pg_kind) in one of these, called
+// from _PG_init (module.cpp) before anything can open an object.
+void register_shared_bloom_kind();
+void register_shared_cbf_kind();
+void register_shared_reservoir_kind();
+
 }  // namespace shared
 }  // namespace sketch_pg

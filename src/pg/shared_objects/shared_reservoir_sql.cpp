@@ -60,7 +60,13 @@ void describe(const uint8_t* blob, uint32_t len, ss::GeometryInfo* out) {
     out->k = int32(g.k);
 }
 
-[[maybe_unused]] const bool registered = (ss::register_pg_kind(sh::Kind::reservoir, validate, describe, sr::reset_lock_words), true);
+}  // namespace
+
+void sketch_pg::shared::register_shared_reservoir_kind() {
+    ss::register_pg_kind(sh::Kind::reservoir, validate, describe, sr::reset_lock_words);
+}
+
+namespace {
 
 // On the geometry validated when the file was mapped (sh::Mapping::fixed).
 sr::View view_of(const ss::Entry* e) { return sr::View(from_blob(e->map.fixed.geometry), e->map.payload()); }

@@ -1,0 +1,62 @@
+#include "bloom/shared_bloom_format.hpp"
+
+#include <cstring>
+
+#include "error.hpp"
+#include "shared/shared_file.hpp"
+
+namespace sketch::shared_bloom {
+
+uint64_t payload_bytes(const bloom::Geometry& g) { return ((g.bytes + 7) & ~uint64_t(7)) + bloom::kTailPad; }
+
+StoredGeometry to_stored(const bloom::Geometry& g, uint64_t seed, uint64_t n, double fpr) {
+    StoredGeometry s{};
+    bloom::write_header(s.header, g, seed);
+    s.n = n;
+    s.fpr = fpr;
+    return s;
+}
+
+Geometry parse(const uint8_t* blob, uint32_t len, const char* label) {
+    if (len != sizeof(StoredGeometry))
+        fail(Errc::corrupted, "shared object \"%s\": Bloom filter geometry has %u bytes", label, len);
+    StoredGeometry s;
+    memcpy(&s, blob, sizeof s);
+    const bloom::Header h =
+        shared::naming(label, [&] { return bloom::read_header(s.header, bloom::kHeaderBytes, Errc::corrupted); });
+    Geometry out;
+    out.g = h.geometry;
+    out.seed = h.seed;
+    out.n = s.n;
+    out.fpr = s.fpr;
+    return out;
+}
+
+void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t payload) {
+    Geometry p = parse(blob, len, label);
+    if (payload_bytes(p.g) != payload)
+        fail(Errc::corrupted, "shared object \"%s\": a Bloom filter of %llu bytes needs %llu, the file has %llu", label,
+             (unsigned long long)p.g.bytes, (unsigned long long)payload_bytes(p.g), (unsigned long long)payload);
+}
+
+bool describe(const uint8_t* blob, uint32_t len, Description* out) noexcept {
+    try {
+        Geometry p = parse(blob, len, "?");
+        std::string layout;
+        try {
+            layout = bloom::format_layout(p.g.layout);
+        } catch (...) {
+            layout = "?";
+        }
+        out->capacity = p.n;
+        out->fpr = p.fpr;
+        out->layout = std::move(layout);
+        out->m = p.g.bits();
+        out->k = p.g.layout.k * p.g.layout.kp;
+        return true;
+    } catch (...) {
+        return false;
+    }
+}
+
+}  // namespace sketch::shared_bloom

@@ -1,0 +1,63 @@
+// The stored geometry of a shared Bloom filter, in its file header
+// (shared/shared_file.hpp): the value format's 28-byte header (layout, bits,
+// seed; bloom_format.hpp), then the n and fpr the filter was sized for, in
+// host byte order as the rest of the file header:
+//
+//   offset size field
+//        0   28 bloom value header
+//       28    4 (padding)
+//       32    8 n (capacity the filter was sized for)
+//       40    8 fpr
+//
+// The payload is the bit array rounded up to 8 bytes, then kTailPad zero
+// bytes (payload_bytes).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "bloom/bloom.hpp"
+#include "bloom/bloom_format.hpp"
+
+namespace sketch::shared_bloom {
+
+struct StoredGeometry {
+    uint8_t header[bloom::kHeaderBytes];
+    uint64_t n;
+    double fpr;
+};
+static_assert(sizeof(StoredGeometry) == 48, "the stored geometry of existing files");
+
+// A parsed stored geometry.
+struct Geometry {
+    bloom::Geometry g;
+    uint64_t seed = 0;
+    uint64_t n = 0;
+    double fpr = 0;
+};
+
+// The payload (bit array, 8-byte aligned length, and tail pad) of g.
+uint64_t payload_bytes(const bloom::Geometry& g);
+
+StoredGeometry to_stored(const bloom::Geometry& g, uint64_t seed, uint64_t n, double fpr);
+
+// Decodes and validates a stored geometry; throws corrupted naming the
+// object `label` (wrong length, or a bad value header).
+Geometry parse(const uint8_t* blob, uint32_t len, const char* label);
+
+// The kind's shared::GeometryValidator: parse, and the payload matches.
+void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t payload_bytes);
+
+// What the shared_objects view shows of a geometry.
+struct Description {
+    uint64_t capacity = 0;  // n
+    double fpr = 0;
+    std::string layout;     // format_layout, "?" if that fails
+    uint64_t m = 0;         // bits
+    uint32_t k = 0;         // bits set per item (K * K')
+};
+// False (out untouched) when the blob does not parse. Never throws.
+bool describe(const uint8_t* blob, uint32_t len, Description* out) noexcept;
+
+}  // namespace sketch::shared_bloom

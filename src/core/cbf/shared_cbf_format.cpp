@@ -1,0 +1,54 @@
+#include "cbf/shared_cbf_format.hpp"
+
+#include <cstring>
+
+#include "error.hpp"
+#include "shared/shared_file.hpp"
+
+namespace sketch::shared_cbf {
+
+StoredGeometry to_stored(const cbf::Geometry& g) {
+    StoredGeometry s{};
+    s.k = g.k;
+    s.scheme = g.scheme;
+    s.m = g.m;
+    s.capacity = g.capacity;
+    s.fpr = g.fpr;
+    s.seed = g.seed;
+    return s;
+}
+
+cbf::Geometry from_blob(const uint8_t* blob) {
+    StoredGeometry s;
+    memcpy(&s, blob, sizeof s);
+    cbf::Geometry g;
+    g.k = s.k;
+    g.scheme = s.scheme;
+    g.m = s.m;
+    g.capacity = s.capacity;
+    g.fpr = s.fpr;
+    g.seed = s.seed;
+    return g;
+}
+
+void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t payload_bytes) {
+    if (len != sizeof(StoredGeometry))
+        fail(Errc::corrupted, "shared object \"%s\": counting filter geometry has %u bytes", label, len);
+    cbf::Geometry g = from_blob(blob);
+    shared::naming(label, [&] { cbf::check_geometry(g, cbf::kMaxCounters, Errc::corrupted); });
+    if (g.counter_bytes() != payload_bytes)
+        fail(Errc::corrupted, "shared object \"%s\": %llu counters need %zu bytes, the file has %llu", label,
+             (unsigned long long)g.m, g.counter_bytes(), (unsigned long long)payload_bytes);
+}
+
+bool describe(const uint8_t* blob, uint32_t len, Description* out) noexcept {
+    if (len != sizeof(StoredGeometry)) return false;
+    const cbf::Geometry g = from_blob(blob);
+    out->capacity = g.capacity;
+    out->fpr = g.fpr;
+    out->m = g.m;
+    out->k = g.k;
+    return true;
+}
+
+}  // namespace sketch::shared_cbf

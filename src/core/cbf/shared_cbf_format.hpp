@@ -1,0 +1,54 @@
+// The stored geometry of a shared counting Bloom filter, in its file header
+// (shared/shared_file.hpp), in host byte order as the rest of that header:
+//
+//   offset size field
+//        0    4 k
+//        4    1 scheme
+//        5    3 (padding)
+//        8    8 m (counters)
+//       16    8 capacity
+//       24    8 fpr
+//       32    8 hash seed
+//
+// The payload is the counters, m / 2 bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cbf/cbf.hpp"
+
+namespace sketch::shared_cbf {
+
+struct StoredGeometry {
+    uint32_t k;
+    uint8_t scheme;
+    uint8_t pad[3];
+    uint64_t m;
+    uint64_t capacity;
+    double fpr;
+    uint64_t seed;
+};
+static_assert(sizeof(StoredGeometry) == 40, "the stored geometry of existing files");
+
+StoredGeometry to_stored(const cbf::Geometry& g);
+// The geometry in a blob of sizeof(StoredGeometry) bytes, unchecked (the
+// mapping's validated copy, or one validate accepted).
+cbf::Geometry from_blob(const uint8_t* blob);
+
+// The kind's shared::GeometryValidator: the length, the geometry
+// (cbf::check_geometry against cbf::kMaxCounters) and the payload's size;
+// throws corrupted naming the object `label`.
+void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t payload_bytes);
+
+// What the shared_objects view shows of a geometry.
+struct Description {
+    uint64_t capacity = 0;
+    double fpr = 0;
+    uint64_t m = 0;  // counters
+    uint32_t k = 0;  // probes per item
+};
+// False (out untouched) when the blob has the wrong length. Never throws.
+bool describe(const uint8_t* blob, uint32_t len, Description* out) noexcept;
+
+}  // namespace sketch::shared_cbf

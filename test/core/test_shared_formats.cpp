@@ -1,0 +1,108 @@
+// The stored geometries of shared Bloom filters and counting filters
+// (bloom/shared_bloom_format, cbf/shared_cbf_format): round trips, the
+// payload sizes they require, and damaged blobs refused as corrupted with
+// the object's name.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "bloom/bloom.hpp"
+#include "bloom/shared_bloom_format.hpp"
+#include "cbf/cbf.hpp"
+#include "cbf/shared_cbf_format.hpp"
+#include "error.hpp"
+
+namespace {
+
+namespace sb = sketch::bloom;
+namespace sbf = sketch::shared_bloom;
+namespace scf = sketch::shared_cbf;
+
+const uint8_t* bytes_of(const void* p) { return static_cast<const uint8_t*>(p); }
+
+template <typename F>
+std::string corrupted_message(F f) {
+    try {
+        f();
+    } catch (const sketch::Error& e) {
+        EXPECT_EQ(e.code(), sketch::Errc::corrupted);
+        return e.what();
+    }
+    ADD_FAILURE() << "no error";
+    return "";
+}
+
+TEST(SharedBloomFormat, RoundTripAndPayload) {
+    const sb::Geometry g = sb::capacity_for(100000, 0.01, sb::parse_layout("fast_multiblock32<7>"));
+    const sbf::StoredGeometry s = sbf::to_stored(g, 42, 100000, 0.01);
+    const sbf::Geometry p = sbf::parse(bytes_of(&s), sizeof s, "f");
+    EXPECT_EQ(p.g.bytes, g.bytes);
+    EXPECT_EQ(sb::format_layout(p.g.layout), sb::format_layout(g.layout));
+    EXPECT_EQ(p.seed, 42u);
+    EXPECT_EQ(p.n, 100000u);
+    EXPECT_EQ(p.fpr, 0.01);
+    const uint64_t payload = sbf::payload_bytes(g);
+    EXPECT_EQ(payload % 8, 0u);
+    EXPECT_GE(payload, g.bytes + sb::kTailPad);
+    EXPECT_LT(payload, g.bytes + sb::kTailPad + 8);
+    EXPECT_NO_THROW(sbf::validate("f", bytes_of(&s), sizeof s, payload));
+
+    sbf::Description d;
+    ASSERT_TRUE(sbf::describe(bytes_of(&s), sizeof s, &d));
+    EXPECT_EQ(d.capacity, 100000u);
+    EXPECT_EQ(d.fpr, 0.01);
+    EXPECT_EQ(d.layout, sb::format_layout(g.layout));
+    EXPECT_EQ(d.m, g.bits());
+    EXPECT_EQ(d.k, g.layout.k * g.layout.kp);
+}
+
+TEST(SharedBloomFormat, DamageRefused) {
+    const sb::Geometry g = sb::capacity_for(1000, 0.01, sb::parse_layout("fast_multiblock32<7>"));
+    sbf::StoredGeometry s = sbf::to_stored(g, 1, 1000, 0.01);
+    const uint64_t payload = sbf::payload_bytes(g);
+    std::string m = corrupted_message([&] { sbf::validate("obj", bytes_of(&s), sizeof s, payload + 8); });
+    EXPECT_NE(m.find("shared object \"obj\""), std::string::npos) << m;
+    m = corrupted_message([&] { sbf::validate("obj", bytes_of(&s), sizeof s - 1, payload); });
+    EXPECT_NE(m.find("geometry has 47 bytes"), std::string::npos) << m;
+    s.header[0] = 99;  // format version
+    m = corrupted_message([&] { sbf::parse(bytes_of(&s), sizeof s, "obj"); });
+    EXPECT_NE(m.find("shared object \"obj\""), std::string::npos) << m;
+    sbf::Description d;
+    d.capacity = 7;
+    EXPECT_FALSE(sbf::describe(bytes_of(&s), sizeof s, &d));
+    EXPECT_EQ(d.capacity, 7u);
+}
+
+TEST(SharedCbfFormat, RoundTripAndPayload) {
+    const sketch::cbf::Geometry g = sketch::cbf::geometry_for(50000, 0.001, sketch::cbf::kMaxCounters, 9);
+    const scf::StoredGeometry s = scf::to_stored(g);
+    const sketch::cbf::Geometry r = scf::from_blob(bytes_of(&s));
+    EXPECT_TRUE(r.compatible(g));
+    EXPECT_EQ(r.capacity, g.capacity);
+    EXPECT_EQ(r.fpr, g.fpr);
+    EXPECT_NO_THROW(scf::validate("c", bytes_of(&s), sizeof s, g.counter_bytes()));
+    scf::Description d;
+    ASSERT_TRUE(scf::describe(bytes_of(&s), sizeof s, &d));
+    EXPECT_EQ(d.capacity, 50000u);
+    EXPECT_EQ(d.fpr, 0.001);
+    EXPECT_EQ(d.m, g.m);
+    EXPECT_EQ(d.k, g.k);
+}
+
+TEST(SharedCbfFormat, DamageRefused) {
+    const sketch::cbf::Geometry g = sketch::cbf::geometry_for(1000, 0.01);
+    scf::StoredGeometry s = scf::to_stored(g);
+    std::string m = corrupted_message([&] { scf::validate("obj", bytes_of(&s), sizeof s, g.counter_bytes() + 1); });
+    EXPECT_NE(m.find("shared object \"obj\""), std::string::npos) << m;
+    m = corrupted_message([&] { scf::validate("obj", bytes_of(&s), sizeof s + 8, g.counter_bytes()); });
+    EXPECT_NE(m.find("geometry has 48 bytes"), std::string::npos) << m;
+    s.m = 1000;  // not a power of two
+    m = corrupted_message([&] { scf::validate("obj", bytes_of(&s), sizeof s, 500); });
+    EXPECT_NE(m.find("shared object \"obj\""), std::string::npos) << m;
+    scf::Description d;
+    EXPECT_FALSE(scf::describe(bytes_of(&s), sizeof s - 1, &d));
+}
+
+}  // namespace
