@@ -1,4 +1,9 @@
+// The registry of shared objects in one backend: the cache of mapped entries
+// (open, attach, the file checks of each round), privilege checks and the
+// lock. The catalog's queries are in shared_catalog.cpp, creates, drops and
+// the actions at transaction end in shared_lifecycle.cpp.
 #include "shared_objects/shared_registry.hpp"
+#include "shared_objects/registry_internal.hpp"
 
 #include <cstring>
 
@@ -37,12 +42,11 @@ namespace sh = sketch::shared;
 namespace sketch_pg {
 namespace shared {
 
-namespace {
-
 HTAB* cache = nullptr;
 uint64 local_epoch = 1;  // bumped by this backend's catalog changes
-// The catalog's rows are known to describe this database (see home_is_here).
-bool catalog_ours = false;
+
+namespace {
+
 uint64 role_epoch = 1;   // bumped by role and membership invalidations
 uint64 check_round = 1;  // see check_file
 TimestampTz round_statement = 0;  // the statement in which the round began
@@ -75,6 +79,8 @@ uint64 shmem_segment_id() {
     return id;
 }
 
+}  // namespace
+
 // The server run a file's lock words must belong to (sh::attach_file clears
 // words of another), and that writes the files of new objects: new at every
 // start of the postmaster (its start time) and at every restart after a
@@ -86,7 +92,11 @@ uint64 server_run() {
     return run;
 }
 
+namespace {
+
 Describer describers[4];
+
+}  // namespace
 
 int kind_slot(uint32 kind) {
     switch (kind) {
@@ -97,136 +107,13 @@ int kind_slot(uint32 kind) {
     }
 }
 
-void sweep_dropped();
-
-// The folder of every database's objects, relative to the data directory,
-// and in it one folder per database, named by its oid.
-constexpr const char* kObjectsFolder = "sketchshare";
 std::string db_folder(Oid db) { return std::string(kObjectsFolder) + "/" + std::to_string(db); }
 
-// ---- pending file actions, resolved at (sub)transaction end ----
-
-enum class Pending : uint8 { created, dropped, acl_changed, folder_emptied };
-
-struct PendingAction {
-    Pending what;
-    int nest_level;
-    uint64 file_id;
-    char name[64];
-    PendingAction* next;
-};
-
-PendingAction* pending = nullptr;
-
-void push_pending(Pending what, const char* name, uint64 file_id) {
-    // A dropped object's file is removed once the commit is done, and that
-    // cannot be undone: the commit record must reach the WAL first, as
-    // PostgreSQL makes sure for the files of dropped relations. Under
-    // synchronous_commit = off it might not yet have, and a crash then would
-    // bring the catalog row back without its file.
-    if (what == Pending::dropped) ForceSyncCommit();
-    auto* a = static_cast<PendingAction*>(MemoryContextAllocZero(TopMemoryContext, sizeof(PendingAction)));
-    a->what = what;
-    a->nest_level = GetCurrentTransactionNestLevel();
-    a->file_id = file_id;
-    strlcpy(a->name, name, sizeof a->name);
-    a->next = pending;
-    pending = a;
-}
-
-// Bumps acl_generation in the file so other backends re-read the grants.
-void bump_acl(const char* name, uint64 file_id) {
-    char path[MAXPGPATH];
-    object_path(name, path, sizeof path);
-    bool found = false;
-    auto* e = static_cast<Entry*>(hash_search(cache, name, HASH_FIND, &found));
-    if (found && e->loaded && e->file_id == file_id && e->map.writable && !sh::file_changed(e->map, path)) {
-        __atomic_fetch_add(&e->map.header()->acl_generation, 1, __ATOMIC_SEQ_CST);
-        return;
-    }
-    try {
-        sh::Mapping m = sh::attach_file(path, name, 0, true, server_run());
-        if (m.header()->file_id == file_id) __atomic_fetch_add(&m.header()->acl_generation, 1, __ATOMIC_SEQ_CST);
-        sh::unmap(m);
-    } catch (...) {
-        // read-only copies and damaged files: their readers re-check at the next epoch
-    }
-}
-
-// Runs (at top-level commit or abort) or discards the actions of the
-// levels being closed. Never raises an ERROR: the commit is already done.
-void resolve(bool commit, int level) {
-    PendingAction** link = &pending;
-    while (*link != nullptr) {
-        PendingAction* a = *link;
-        if (a->nest_level < level) {
-            link = &a->next;
-            continue;
-        }
-        char path[MAXPGPATH];
-        object_path(a->name, path, sizeof path);
-        if (commit) {
-            // The dropped object's file, or what damage left of it.
-            if (a->what == Pending::dropped) sh::remove_file(path, a->file_id, true);
-            if (a->what == Pending::acl_changed) bump_acl(a->name, a->file_id);
-            if (a->what == Pending::folder_emptied) rmdir(path);  // fails, harmlessly, if a file stayed
-        } else if (a->what == Pending::created) {
-            sh::remove_file(path, a->file_id);
-        }
-        *link = a->next;
-        pfree(a);
-    }
-    local_epoch++;
-    if (cache != nullptr) sweep_dropped();
-}
-
-void xact_callback(XactEvent event, void*) {
-    switch (event) {
-        case XACT_EVENT_PRE_PREPARE:
-        case XACT_EVENT_PARALLEL_PRE_COMMIT:
-            if (pending != nullptr && event == XACT_EVENT_PRE_PREPARE)
-                ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                                errmsg("cannot PREPARE a transaction that created, dropped or changed the "
-                                       "privileges of shared objects")));
-            break;
-        case XACT_EVENT_COMMIT:
-        case XACT_EVENT_PARALLEL_COMMIT:
-            if (pending != nullptr) resolve(true, 0);
-            break;
-        case XACT_EVENT_ABORT:
-        case XACT_EVENT_PARALLEL_ABORT:
-            catalog_ours = false;  // a claim (claim_catalog) may have been this transaction's
-            if (pending != nullptr) resolve(false, 0);
-            break;
-        default: break;
-    }
-}
-
-void subxact_callback(SubXactEvent event, SubTransactionId, SubTransactionId, void*) {
-    if (event == SUBXACT_EVENT_ABORT_SUB) catalog_ours = false;  // as at a top-level abort
-    if (pending == nullptr) return;
-    const int level = GetCurrentTransactionNestLevel();
-    if (event == SUBXACT_EVENT_ABORT_SUB) {
-        resolve(false, level);
-    } else if (event == SUBXACT_EVENT_COMMIT_SUB) {
-        for (PendingAction* a = pending; a != nullptr; a = a->next)
-            if (a->nest_level >= level) a->nest_level = level - 1;
-    }
-}
+namespace {
 
 void role_invalidated(Datum, int, uint32) { role_epoch++; }
 
-// The catalog table, as last opened. DROP EXTENSION drops it (and a later
-// CREATE EXTENSION makes another) without marking any file dropped: its
-// relcache invalidation, which every backend receives, is what makes the
-// entries read from it be read again.
-Oid catalog_relid = InvalidOid;
-void catalog_invalidated(Datum, Oid relid) {
-    if (relid == InvalidOid || relid == catalog_relid) {
-        local_epoch++;
-        catalog_ours = false;
-    }
-}
+}  // namespace
 
 void ensure_setup() {
     if (cache == nullptr) {
@@ -247,158 +134,7 @@ void ensure_setup() {
     }
 }
 
-// A drop that takes the extension along (DROP EXTENSION, or a DROP SCHEMA
-// ... CASCADE or DROP OWNED that reaches it) ends every object of this
-// database with the catalog. Their files go at its commit, as a
-// shared_drop's do (a rollback keeps them), and the folder after them: the
-// actions run newest first. Each file is removed only if it still holds the
-// incarnation listed now.
-void drop_all_at_commit() {
-    ensure_setup();
-    push_pending(Pending::folder_emptied, "", 0);
-    for (const sh::ObjectFile& f : guarded([] { return sh::object_files(db_folder(MyDatabaseId)); }))
-        push_pending(Pending::dropped, f.name.c_str(), f.file_id);
-    local_epoch++;
-}
-
-object_access_hook_type previous_object_access = nullptr;
-
-void on_object_access(ObjectAccessType access, Oid class_id, Oid object_id, int sub_id, void* arg) {
-    if (previous_object_access != nullptr) previous_object_access(access, class_id, object_id, sub_id, arg);
-    if (access == OAT_DROP && class_id == ExtensionRelationId && object_id == get_extension_oid("sketchshare", true))
-        drop_all_at_commit();
-}
-
-// ---- the catalog, through SPI as the owner of its schema ----
-
-// The queries name every table, function and operator with its schema, and
-// run with search_path pinned as well, so that nothing another role created
-// (in public, or a temporary schema) can stand in for what they mean.
-struct AsCatalogOwner {
-    Oid saved_user;
-    int saved_context;
-    int guc_level;
-};
-
-bool home_is_here();
-
-void begin_catalog(AsCatalogOwner* s) {
-    Oid nsp = get_namespace_oid("sketchshare_shared", true);
-    if (!OidIsValid(nsp))
-        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_SCHEMA),
-                        errmsg("schema sketchshare_shared is missing: is the sketchshare extension installed?")));
-    HeapTuple tup = SearchSysCache1(NAMESPACEOID, ObjectIdGetDatum(nsp));
-    if (!HeapTupleIsValid(tup)) elog(ERROR, "cache lookup failed for namespace %u", nsp);
-    Oid owner = ((Form_pg_namespace)GETSTRUCT(tup))->nspowner;
-    ReleaseSysCache(tup);
-    catalog_relid = get_relname_relid("objects", nsp);
-    GetUserIdAndSecContext(&s->saved_user, &s->saved_context);
-    SetUserIdAndSecContext(owner, s->saved_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
-    s->guc_level = NewGUCNestLevel();
-    (void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true,
-                            0, false);
-    if (SPI_connect() != SPI_OK_CONNECT) elog(ERROR, "SPI_connect failed");
-    if (!catalog_ours) catalog_ours = home_is_here();
-}
-
-void end_catalog(AsCatalogOwner* s) {
-    SPI_finish();
-    AtEOXact_GUC(true, s->guc_level);
-    SetUserIdAndSecContext(s->saved_user, s->saved_context);
-}
-
-int run(const char* sql, int nargs, Oid* types, Datum* values, bool read_only) {
-    int rc = SPI_execute_with_args(sql, nargs, types, values, nullptr, read_only, 0);
-    if (rc < 0) elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
-    return rc;
-}
-
-// CREATE DATABASE ... TEMPLATE copies the catalog's tables but not the object
-// files, which live outside the database's storage (and are in use by the
-// template's sessions meanwhile): the copy starts with no objects. The
-// catalog records the database its rows describe (sketchshare_shared.home,
-// which the shared_objects view checks too). In a copy it names another
-// database: every name is looked up as missing, and the first create or drop
-// removes the rows and records the copy (claim_catalog).
-bool home_is_here() {
-    run("SELECT db FROM sketchshare_shared.home", 0, nullptr, nullptr, true);
-    bool isnull = true;
-    return SPI_processed == 1 &&
-           DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)) == MyDatabaseId;
-}
-
-// Before a create or drop changes the catalog (between begin_catalog and
-// end_catalog): the rows of another database (or of none: a home row someone
-// removed) go, in the same transaction. The home row is locked by the first
-// claim: a session claiming at the same time waits for it and then finds the
-// claim made.
-void claim_catalog() {
-    if (catalog_ours) return;
-    Oid types[1] = {OIDOID};
-    Datum values[1] = {ObjectIdGetDatum(MyDatabaseId)};
-    run("INSERT INTO sketchshare_shared.home AS h (db) VALUES ($1) ON CONFLICT (one) DO UPDATE SET db = $1 "
-        "WHERE h.db OPERATOR(pg_catalog.<>) $1 RETURNING 1",
-        1, types, values, false);
-    if (SPI_processed == 1) {
-        run("DELETE FROM sketchshare_shared.grants", 0, nullptr, nullptr, false);
-        run("DELETE FROM sketchshare_shared.objects", 0, nullptr, nullptr, false);
-        if (SPI_processed > 0)
-            ereport(NOTICE,
-                    (errmsg("removed %llu shared objects that came with a copy of another database",
-                            (unsigned long long)SPI_processed),
-                     errdetail("CREATE DATABASE copies the catalog of shared objects but not their files: a copy "
-                               "starts with none.")));
-    }
-    catalog_ours = true;
-}
-
-struct CatalogRow {
-    uint32 kind;
-    Oid owner;
-    uint64 file_id;
-    bool readonly;
-    int ngrants;
-    GrantRow* grants;  // in the caller's memory context
-};
-
-uint32 kind_from_text(const char* kind) {
-    if (strcmp(kind, "cbf") == 0) return uint32(sh::Kind::cbf);
-    if (strcmp(kind, "bloom") == 0) return uint32(sh::Kind::bloom);
-    if (strcmp(kind, "reservoir") == 0) return uint32(sh::Kind::reservoir);
-    return 0;
-}
-
-bool read_catalog(const char* name, CatalogRow* row) {
-    AsCatalogOwner s;
-    begin_catalog(&s);
-    Oid types[1] = {TEXTOID};
-    Datum values[1] = {CStringGetTextDatum(name)};
-    run("SELECT kind, owner, file_id, readonly FROM sketchshare_shared.objects WHERE name OPERATOR(pg_catalog.=) $1",
-        1, types, values, false);
-    bool found = SPI_processed == 1 && catalog_ours;
-    if (found) {
-        HeapTuple t = SPI_tuptable->vals[0];
-        TupleDesc d = SPI_tuptable->tupdesc;
-        bool isnull;
-        char* kind = SPI_getvalue(t, d, 1);
-        row->kind = kind_from_text(kind);
-        row->owner = DatumGetObjectId(SPI_getbinval(t, d, 2, &isnull));
-        row->file_id = uint64(DatumGetInt64(SPI_getbinval(t, d, 3, &isnull)));
-        row->readonly = DatumGetBool(SPI_getbinval(t, d, 4, &isnull));
-        run("SELECT grantee, privilege OPERATOR(pg_catalog.=) 'write' FROM sketchshare_shared.grants "
-            "WHERE name OPERATOR(pg_catalog.=) $1",
-            1, types, values, false);
-        row->ngrants = int(SPI_processed);
-        row->grants = static_cast<GrantRow*>(SPI_palloc(sizeof(GrantRow) * (row->ngrants > 0 ? row->ngrants : 1)));
-        for (int i = 0; i < row->ngrants; ++i) {
-            HeapTuple g = SPI_tuptable->vals[i];
-            row->grants[i].grantee = DatumGetObjectId(SPI_getbinval(g, SPI_tuptable->tupdesc, 1, &isnull));
-            row->grants[i].write = DatumGetBool(SPI_getbinval(g, SPI_tuptable->tupdesc, 2, &isnull));
-        }
-    }
-    end_catalog(&s);
-    return found;
-}
+namespace {
 
 void release(Entry* e) {
     if (e->loaded && e->map.fd >= 0) ReleaseExternalFD();
@@ -436,6 +172,8 @@ bool check_file(Entry* e, bool always) {
     return true;
 }
 
+}  // namespace
+
 // Lets go of the mappings of dropped objects (their files are unlinked and
 // their disk space comes back only when the last mapping goes), and of
 // changed files (check_file), before reading their headers.
@@ -446,34 +184,12 @@ void sweep_dropped() {
         if (check_file(e, false) && (sh::load_flags(e->map.header()) & sh::kDropped)) release(e);
 }
 
+namespace {
+
 [[noreturn]] void report_dropped_meanwhile(const char* name) {
     ereport(ERROR, (errcode(ERRCODE_OBJECT_IN_USE),
                     errmsg("shared object \"%s\" was dropped or re-created meanwhile; try again", name)));
     pg_unreachable();
-}
-
-// The file_id of the committed object named `name`, read by a snapshot taken
-// now (a repeatable-read transaction's own may predate a drop; a parallel
-// query, which cannot take one, reads by its own); false if no committed
-// object has the name.
-bool committed_file_id(const char* name, uint64* file_id) {
-    AsCatalogOwner s;
-    begin_catalog(&s);
-    Oid types[1] = {TEXTOID};
-    Datum values[1] = {CStringGetTextDatum(name)};
-    SPIPlanPtr plan = SPI_prepare(
-        "SELECT file_id FROM sketchshare_shared.objects WHERE name OPERATOR(pg_catalog.=) $1", 1, types);
-    if (plan == nullptr) elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-    const Snapshot now = IsInParallelMode() ? InvalidSnapshot : GetLatestSnapshot();
-    const int rc = SPI_execute_snapshot(plan, values, nullptr, now, InvalidSnapshot, true, false, 1);
-    if (rc < 0) elog(ERROR, "SPI_execute_snapshot failed: %s", SPI_result_code_string(rc));
-    const bool found = SPI_processed == 1 && catalog_ours;
-    if (found) {
-        bool isnull;
-        *file_id = uint64(DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)));
-    }
-    end_catalog(&s);
-    return found;
 }
 
 // The file of a catalog row read a moment ago failed to attach, or holds
@@ -769,7 +485,7 @@ sketch::Hash128* hash_array_arg(FunctionCallInfo fcinfo, int argno, uint64_t see
 // A read-only transaction changes nothing: refused in the user's terms (`what`
 // the call does to the object), and for creates, drops, grants and revokes
 // before the catalog query that PostgreSQL would refuse in its own terms.
-static void refuse_in_read_only(const char* what, const char* name) {
+void refuse_in_read_only(const char* what, const char* name) {
     if (XactReadOnly)
         ereport(ERROR, (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
                         errmsg("cannot %s shared object \"%s\" in a read-only transaction", what, name)));
@@ -789,7 +505,7 @@ static constexpr int kSliceMs = 20;
 // A drop that commits while a call waits for the lock gives the payload's
 // blocks back under the lock (sh::remove_file): once the lock is granted,
 // a dropped object's payload must not be touched.
-static bool dropped(const Entry* e) { return (sh::load_flags(e->map.header()) & sh::kDropped) != 0; }
+bool dropped(const Entry* e) { return (sh::load_flags(e->map.header()) & sh::kDropped) != 0; }
 
 void lock_shared(Entry* e, sketch::ReadTicket* ticket) {
     sketch::RWLock lock = e->map.lock();
@@ -825,291 +541,6 @@ uint64 new_file_id() {
     while (id == 0)
         if (!pg_strong_random(&id, sizeof id)) elog(ERROR, "could not generate a random file id");
     return id & 0x7fffffffffffffffULL;  // fits the catalog's bigint
-}
-
-// Files are named after their object, and the file of a dropped object
-// stays until the drop commits: a create of the same name would take the
-// place of a file that a rollback of the drop must give back.
-static void refuse_if_dropped_here(const char* name) {
-    for (const PendingAction* a = pending; a != nullptr; a = a->next)
-        if (a->what == Pending::dropped && strcmp(a->name, name) == 0)
-            ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                            errmsg("cannot create shared object \"%s\" in the transaction that dropped it", name),
-                            errhint("Commit the drop first.")));
-}
-
-static void insert_catalog(const char* name, sh::Kind kind, uint64 file_id, bool readonly) {
-    refuse_if_dropped_here(name);
-    const Oid owner = GetUserId();  // before switching to the catalog's owner
-    AsCatalogOwner s;
-    begin_catalog(&s);
-    claim_catalog();
-    Oid types[5] = {TEXTOID, TEXTOID, OIDOID, INT8OID, BOOLOID};
-    Datum values[5] = {CStringGetTextDatum(name), CStringGetTextDatum(sh::kind_name(uint32(kind))),
-                       ObjectIdGetDatum(owner), Int64GetDatum(int64(file_id)), BoolGetDatum(readonly)};
-    run("INSERT INTO sketchshare_shared.objects (name, kind, owner, file_id, readonly) VALUES ($1, $2, $3, $4, $5) "
-        "ON CONFLICT (name) DO NOTHING",
-        5, types, values, false);
-    bool inserted = SPI_processed == 1;
-    end_catalog(&s);
-    if (!inserted)
-        ereport(ERROR, (errcode(ERRCODE_DUPLICATE_OBJECT), errmsg("shared object \"%s\" already exists", name)));
-}
-
-// DROP DATABASE runs no hook of ours: the folder of a database dropped since
-// goes at the next create of an object in any database. (A new database
-// could reuse the oid only after the oid counter wraps around, and it has
-// no object before its CREATE DATABASE commits, which the check would see.)
-static void remove_folders_of_dropped_databases() {
-    for (const uint32_t oid : guarded([] { return sh::numbered_folders(kObjectsFolder); }))
-        if (oid != MyDatabaseId && !SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum(oid)))
-            sh::remove_folder(db_folder(oid));
-}
-
-// The object files of this database that an earlier server run wrote and no
-// committed object names: left by a crash after a create wrote its file and
-// before it committed, or after a drop committed and before it removed its
-// file. They are orphans: no transaction of an earlier run is in progress any
-// more (a crash restart ends every one), and a new object always gets a file
-// of its own run. A file of this run may be a create in progress, and one of
-// unknown run (written by an earlier version) may be anything: both stay.
-// Unfinished files of creates whose process is gone (killed while writing)
-// go too, whatever their run (sh::remove_abandoned_creates).
-// Each backend looks once, at its first create: after a crash restart every
-// backend is new.
-static void remove_orphans_of_earlier_runs() {
-    static bool looked = false;
-    if (looked) return;
-    looked = true;
-    sh::remove_abandoned_creates(db_folder(MyDatabaseId));
-    std::vector<sh::ObjectFile> earlier;
-    for (sh::ObjectFile& f : guarded([] { return sh::object_files(db_folder(MyDatabaseId)); }))
-        if (f.created_run != 0 && f.created_run != server_run()) earlier.push_back(std::move(f));
-    if (earlier.empty()) return;
-    const int n = int(earlier.size());
-    auto* names = static_cast<Datum*>(palloc(sizeof(Datum) * n));
-    auto* ids = static_cast<Datum*>(palloc(sizeof(Datum) * n));
-    for (int i = 0; i < n; ++i) {
-        names[i] = CStringGetTextDatum(earlier[i].name.c_str());
-        ids[i] = Int64GetDatum(int64(earlier[i].file_id));
-    }
-    Oid types[2] = {TEXTARRAYOID, INT8ARRAYOID};
-    Datum values[2] = {PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT)),
-                       PointerGetDatum(construct_array(ids, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE))};
-    AsCatalogOwner s;
-    begin_catalog(&s);
-    run("SELECT f.name, f.file_id FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) AS f(name, file_id) "
-        "WHERE NOT EXISTS (SELECT FROM sketchshare_shared.objects o WHERE o.name OPERATOR(pg_catalog.=) f.name "
-        "AND o.file_id OPERATOR(pg_catalog.=) f.file_id)",
-        2, types, values, true);
-    for (uint64 i = 0; i < SPI_processed; ++i) {
-        bool isnull;
-        const HeapTuple t = SPI_tuptable->vals[i];
-        char path[MAXPGPATH];
-        object_path(SPI_getvalue(t, SPI_tuptable->tupdesc, 1), path, sizeof path);
-        // removed only if still that incarnation, checked under the folder's lock
-        sh::remove_file(path, uint64(DatumGetInt64(SPI_getbinval(t, SPI_tuptable->tupdesc, 2, &isnull))));
-    }
-    end_catalog(&s);
-}
-
-static void ensure_db_directory() {
-    guarded([] { sh::ensure_directory(".", db_folder(MyDatabaseId), "shared objects"); });
-    remove_folders_of_dropped_databases();
-    remove_orphans_of_earlier_runs();
-}
-
-// sketchshare.max_shared_object_size (module.cpp): a file of file_bytes for
-// object `name` must fit it. Raises 54000 otherwise, and 42501 in a session
-// that lost the server's value of it.
-static void check_size_limit(const char* name, uint64 file_bytes) {
-    if (!max_shared_object_size_known())
-        ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-                        errmsg("cannot create shared object \"%s\": the server's sketchshare.max_shared_object_size "
-                               "is unknown in this session",
-                               name),
-                        errdetail("A connection option of a role that may not set it took the place of the server's "
-                                  "value before the library was loaded."),
-                        errhint("Connect without setting sketchshare.max_shared_object_size.")));
-    if (max_shared_object_size < 0 || file_bytes <= uint64(max_shared_object_size) * 1024) return;
-    ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-                    errmsg("shared object \"%s\" would need a file of %llu bytes, over the limit of %s", name,
-                           (unsigned long long)file_bytes,
-                           GetConfigOptionByName("sketchshare.max_shared_object_size", nullptr, false)),
-                    errhint("The limit is sketchshare.max_shared_object_size (-1: no limit); only superusers and "
-                            "roles granted SET on it can change it.")));
-}
-
-// Every new object file starts here (a create of any kind, a create from a
-// value, an attach), before anything is touched: the size limit, then the
-// catalog row, the pending action that removes the file if the transaction
-// rolls back (pushed before the file exists) and the database's folder.
-// Returns the new file's id; `path` receives its path.
-static uint64 begin_new_object(const char* name, sh::Kind kind, uint64 file_bytes, bool readonly, char* path,
-                               size_t pathlen) {
-    ensure_setup();
-    refuse_in_read_only("create", name);
-    check_size_limit(name, file_bytes);
-    const uint64 file_id = new_file_id();
-    insert_catalog(name, kind, file_id, readonly);
-    push_pending(Pending::created, name, file_id);
-    local_epoch++;
-    ensure_db_directory();
-    object_path(name, path, pathlen);
-    return file_id;
-}
-
-void create_object(const char* name, sh::Kind kind, const uint8_t* geometry, uint32_t geometry_len,
-                   uint64_t payload_bytes, const uint8_t* initial_payload) {
-    char path[MAXPGPATH];
-    const uint64 file_id = begin_new_object(name, kind, sh::file_bytes(payload_bytes), false, path, sizeof path);
-    sh::CreateSpec spec{};
-    spec.kind = kind;
-    spec.geometry = geometry;
-    spec.geometry_len = geometry_len;
-    spec.payload_bytes = payload_bytes;
-    spec.file_id = file_id;
-    spec.initial_payload = initial_payload;
-    spec.durable = enableFsync;
-    spec.run = server_run();
-    // Writing a large object's file takes a while: a cancel, statement_timeout
-    // or terminate stops it between 2 MiB pieces (the file is removed) and is
-    // then raised as usual.
-    spec.stop = [] { return QueryCancelPending || ProcDiePending; };
-    bool stopped = false;
-    // No committed catalog row names this file, and we hold the name: a
-    // complete file there was left by a crash (before a create committed or a
-    // drop unlinked it) and is replaced.
-    guarded([&] {
-        try {
-            sh::create_file(path, name, spec, sh::Existing::replace_orphan);
-        } catch (const sketch::Error&) {
-            if (!spec.stop()) throw;
-            stopped = true;
-        }
-    });
-    if (stopped) {
-        CHECK_FOR_INTERRUPTS();
-        ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED),
-                        errmsg("creation of shared object \"%s\" was interrupted", name)));
-    }
-}
-
-void watch_extension_drop() {
-    previous_object_access = object_access_hook;
-    object_access_hook = on_object_access;
-}
-
-// ---- catalog functions used by shared_sql.cpp ----
-
-// What a create of a name that no committed object has may have left at it:
-// an unfinished file whose creator is gone, or a complete file of an earlier
-// server run (killed before its commit). A drop with if_exists removes it, so
-// that the disk comes back without waiting for a create of that name. A file
-// of this run may be a create that has not committed yet: it stays.
-static void remove_remains_of_create(const char* name) {
-    char path[MAXPGPATH];
-    object_path(name, path, sizeof path);
-    if (sh::remove_abandoned_create(path)) return;
-    uint64 file_id = 0;
-    try {
-        const sh::FileHeader h = sh::read_header(path, name, 0);
-        if (h.created_run != 0 && h.created_run != server_run()) file_id = h.file_id;
-    } catch (...) {
-        return;  // nothing there, or damage a create of the name reports
-    }
-    if (file_id != 0) sh::remove_file(path, file_id);
-}
-
-// Deletes the row (after checking ownership); the file goes at commit.
-bool drop_object(const char* name, bool missing_ok) {
-    ensure_setup();
-    refuse_in_read_only("drop", name);
-    AsCatalogOwner s;
-    begin_catalog(&s);
-    claim_catalog();
-    Oid types[1] = {TEXTOID};
-    Datum values[1] = {CStringGetTextDatum(name)};
-    run("SELECT owner, file_id FROM sketchshare_shared.objects WHERE name OPERATOR(pg_catalog.=) $1 FOR UPDATE", 1,
-        types, values, false);
-    bool found = SPI_processed == 1;
-    Oid owner = InvalidOid;
-    uint64 file_id = 0;
-    if (found) {
-        bool isnull;
-        owner = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-        file_id = uint64(DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull)));
-    }
-    end_catalog(&s);
-    if (found && !superuser() && !has_privs_of_role(GetUserId(), owner))
-        ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-                        errmsg("permission denied for shared object \"%s\"", name),
-                        errdetail("Only its owner can drop shared object \"%s\".", name)));
-    if (found) {
-        begin_catalog(&s);
-        run("DELETE FROM sketchshare_shared.objects WHERE name OPERATOR(pg_catalog.=) $1", 1, types, values, false);
-        end_catalog(&s);
-    }
-    if (!found) {
-        if (!missing_ok)
-            ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("shared object \"%s\" does not exist", name)));
-        remove_remains_of_create(name);
-        return false;
-    }
-    push_pending(Pending::dropped, name, file_id);
-    local_epoch++;
-    return true;
-}
-
-// Adds or removes a grant row; the owner (or a superuser) only.
-void change_grant(const char* name, Oid role, const char* privilege, bool grant) {
-    if (strcmp(privilege, "read") != 0 && strcmp(privilege, "write") != 0)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("unknown privilege \"%s\"", privilege),
-                        errhint("The privileges of a shared object are 'read' and 'write'.")));
-    refuse_in_read_only(grant ? "grant privileges on" : "revoke privileges on", name);
-    Entry* e = open_object(name, 0, kOwn);
-    const uint64 file_id = e->file_id;
-    AsCatalogOwner s;
-    begin_catalog(&s);
-    Oid types[3] = {TEXTOID, OIDOID, TEXTOID};
-    Datum values[3] = {CStringGetTextDatum(name), ObjectIdGetDatum(role), CStringGetTextDatum(privilege)};
-    if (grant) {
-        run("INSERT INTO sketchshare_shared.grants (name, grantee, privilege) VALUES ($1, $2, $3) "
-            "ON CONFLICT DO NOTHING",
-            3, types, values, false);
-    } else if (strcmp(privilege, "read") == 0) {  // no write without read
-        run("DELETE FROM sketchshare_shared.grants WHERE name OPERATOR(pg_catalog.=) $1 "
-            "AND grantee OPERATOR(pg_catalog.=) $2",
-            2, types, values, false);
-    } else {  // write includes read: revoking it leaves read
-        run("WITH writer AS (DELETE FROM sketchshare_shared.grants WHERE name OPERATOR(pg_catalog.=) $1 "
-            "AND grantee OPERATOR(pg_catalog.=) $2 AND privilege OPERATOR(pg_catalog.=) 'write' "
-            "RETURNING name, grantee) "
-            "INSERT INTO sketchshare_shared.grants (name, grantee, privilege) SELECT name, grantee, 'read' "
-            "FROM writer ON CONFLICT DO NOTHING",
-            2, types, values, false);
-    }
-    end_catalog(&s);
-    push_pending(Pending::acl_changed, name, file_id);
-    local_epoch++;
-}
-
-// Registers an attached (copied-in, frozen, read-only) object.
-void attach_object(const char* name, const char* from) {
-    ensure_setup();
-    refuse_in_read_only("attach", name);
-    sh::FileHeader h = guarded([&] { return sh::read_header(from, name, 0); });
-    if (kind_slot(h.kind) < 0)
-        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
-                        errmsg("file \"%s\" holds a kind of object this build cannot attach", from)));
-    char path[MAXPGPATH];
-    const uint64 file_id = begin_new_object(name, sh::Kind(h.kind), h.total_bytes, true, path, sizeof path);
-    guarded([&] {
-        // An orphan: no committed row names it (we hold the name). Removed as
-        // a drop removes a file, so that processes still mapping it let go.
-        sh::remove_file(path, 0);
-        sh::copy_file(from, path, name, true, file_id, server_run(), h.total_bytes);  // the size checked above
-    });
 }
 
 }  // namespace shared
