@@ -121,7 +121,9 @@ unit-asan: $(ASAN_UNIT)
 unit-tsan: $(TSAN_UNIT)
 	./$(TSAN_UNIT) --gtest_filter='-$(TSAN_SKIP)'
 
-fuzz: $(FUZZ_BINS)
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
 	test/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 # The seed corpora, rewritten from the core's own encoders.
@@ -132,4 +134,4 @@ test/fuzz/make_corpus: test/fuzz/make_corpus.cpp $(CORE_OBJS) $(wildcard src/cor
 	$(CXX) $(UNIT_CXXFLAGS) -o $@ $< $(CORE_OBJS)
 
 EXTRA_CLEAN  = $(UNIT_BIN) results regression.diffs regression.out $(SAN_DIR) test/fuzz/make_corpus
-.PHONY: unit unit-asan unit-tsan fuzz fuzz-corpus
+.PHONY: unit unit-asan unit-tsan fuzz fuzz-build fuzz-corpus
