@@ -3,7 +3,7 @@
 // heap), which a crash, a damaged disk or a planted file may leave in any
 // state. The PostgreSQL face checks the state (View::damage) before anything
 // reads or writes through it; a state that passes must be safe to read,
-// recover and add to, and an add or a clear must leave it undamaged.
+// recover, reseed and add to, and an add or a clear must leave it undamaged.
 //
 // Input: a stored geometry (32 bytes) and a payload size (8 bytes), checked
 // as an attach checks them; then the payload of a small reservoir whose k,
@@ -64,6 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     read_items(v);
     if (v.seen() > (uint64_t(1) << 62)) return 0;  // no add reaches 2^64 items seen
     const std::vector<sketch::Hash128> items = fuzz::hashes_of(data, size, 4);
+    v.seed(items[0].lo);
     for (const sketch::Hash128& h : items) {
         v.add(reinterpret_cast<const uint8_t*>(&h), uint32_t(h.lo % 17), uint32_t(h.hi & sr::kBinary),
               1.0 + double(h.hi % 7));
