@@ -116,7 +116,7 @@ $(SAN_DIR)/fuzz/fuzz_%: $(SAN_DIR)/asan/test/fuzz/fuzz_%.o $(ASAN_OBJS)
 	$(SAN_CXX) $(SAN_CXXFLAGS) $(ASAN) -fsanitize=fuzzer -o $@ $^
 
 unit-asan: $(ASAN_UNIT)
-	./$(ASAN_UNIT)
+	UBSAN_OPTIONS=print_stacktrace=1 ./$(ASAN_UNIT)
 
 unit-tsan: $(TSAN_UNIT)
 	./$(TSAN_UNIT) --gtest_filter='-$(TSAN_SKIP)'
