@@ -91,6 +91,20 @@ void layouts() {
         seed("bloom_layout", spec, Bytes(spec, spec + std::strlen(spec)));
 }
 
+// n, fpr and a size in bits, then a layout spec.
+void sizings() {
+    const std::pair<uint64_t, double> asks[] = {{1000, 0.01}, {1, 0.5}, {10000000, 1e-6}};
+    for (const auto& [n, fpr] : asks)
+        for (const char* spec : {"classic", "fast_multiblock32", "multiblock<uint64[2]>/3", "cbf<4>", "block<uint64,5>"}) {
+            Bytes input;
+            append(input, n);
+            append(input, fpr);
+            append(input, uint64_t(8 * n));
+            input.insert(input.end(), spec, spec + std::strlen(spec));
+            seed("bloom_sizing", std::to_string(n) + "_" + spec, input);
+        }
+}
+
 void hex_texts() {
     for (const char* text : {"\\x", "\\x00ff", "\\xDEADbeef", "\\x0123456789abcdefABCDEF0123456789abcdef0123456789"})
         seed("hex", text, Bytes(text, text + std::strlen(text)));
@@ -176,6 +190,7 @@ int main(int argc, char** argv) {
     bloom_values();
     cbf_values();
     layouts();
+    sizings();
     hex_texts();
     file_headers();
     reservoirs();
