@@ -2,9 +2,11 @@
 # run.sh SECONDS FUZZER...: runs each libFuzzer binary (built as
 # .san/fuzz/fuzz_NAME by `make fuzz`) over the inputs of
 # test/fuzz/regressions/NAME/ once each, then fuzzes it for its share of
-# SECONDS from the seeds of test/fuzz/corpus/NAME/. What it finds goes to a
+# SECONDS from the seeds of test/fuzz/corpus/NAME/ (with the words of
+# test/fuzz/NAME.dict, if there is one). What it finds goes to a
 # working corpus beside the binary (kept between runs, so longer runs build
-# on shorter ones); a crash is written there too, and fails the run.
+# on shorter ones); a crash is written to crashes/NAME/ there, and fails
+# the run.
 # Prints "fuzz NAME: ok" or "fuzz NAME: FAILED" per target; exits non-zero
 # if any failed.
 set -uo pipefail
@@ -30,9 +32,11 @@ for bin in "$@"; do
     fi
     seeds=()
     [ -d "$here/corpus/$name" ] && seeds=("$here/corpus/$name")
+    dict=()
+    [ -f "$here/$name.dict" ] && dict=(-dict="$here/$name.dict")
     if [ "$ok" -eq 1 ]; then
         "$bin" -max_total_time="$share" -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
-            -artifact_prefix="$crashes/" "$work" "${seeds[@]}" >>"$log" 2>&1 || ok=0
+            -artifact_prefix="$crashes/" "${dict[@]}" "$work" "${seeds[@]}" >>"$log" 2>&1 || ok=0
     fi
     if [ "$ok" -eq 1 ]; then
         runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
