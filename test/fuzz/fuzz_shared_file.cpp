@@ -7,7 +7,7 @@
 // header's bytes (cut or zero-padded to sizeof(FileHeader)). Options: bit 0
 // writes the right checksum over the header (random bytes almost never match
 // it, and the checks behind it would go unexplored), bit 1 takes the file's
-// size from the header, bits 2-4 pick the kind attach expects.
+// size from the header, the bits above pick the kind attach expects.
 #include <algorithm>
 
 #include "bloom_format.hpp"
@@ -20,10 +20,13 @@ namespace sh = sketch::shared;
 
 namespace {
 
-// Geometry checks of the kinds, as the PostgreSQL face registers them for
-// bloom (the value header, bloom_format.hpp) and reservoir objects; a cbf's
-// stored geometry is the PostgreSQL face's own (cbf::check_geometry is
-// fuzzed through the cbf values). The test kind: a uint64, the payload size.
+// The kinds' geometry checks, standing in for those the PostgreSQL face
+// registers: a bloom geometry starts with a value header, decoded by
+// bloom::read_header as there (the payload size it implies is the face's
+// own rule); a reservoir's is the core's, checked as there. A cbf's stored
+// geometry is the face's own struct (its core check, cbf::check_geometry, is
+// fuzzed through the cbf values): files of that kind are refused here as
+// unknown. The test kind: a uint64, the payload size.
 void bloom_geometry(const char*, const uint8_t* geometry, uint32_t len, uint64_t) {
     sketch::bloom::read_header(geometry, len, sketch::Errc::corrupted);
 }
