@@ -1,6 +1,7 @@
 # sketchshare: a PGXS extension with a C++17 core.
 #   make / make install      the extension (PGXS)
 #   make unit                core unit tests (GoogleTest), no PostgreSQL needed
+#   make unit-asan, unit-tsan, fuzz   the same under sanitizers, and the fuzzers (below)
 #   scripts/test.sh          every test; scripts/demo.sh the demo (see README)
 #
 # The core (src/core) is a static library built with its own include path
@@ -84,5 +85,80 @@ bench/core/%_bench: bench/core/%_bench.cpp $(CORE_LIB) $(CORE_HDRS)
 scripts/fpr_table: scripts/fpr_table.cpp $(CORE_LIB) $(CORE_HDRS)
 	$(CXX) -std=c++17 -O2 -Isrc/core -o $@ $< $(CORE_LIB)
 
-EXTRA_CLEAN  = $(CORE_LIB) $(CORE_OBJS) scripts/fpr_table $(UNIT_BIN) results regression.diffs regression.out
-.PHONY: unit
+# ---- sanitizers and fuzzing: the core compiled again by clang, at -O1, into
+# .san/ (never mixed with the PGXS objects above) ----
+#   make unit-asan               every core unit test under AddressSanitizer + UBSan
+#   make unit-tsan               the lock and shared-file tests under ThreadSanitizer
+#   make fuzz [FUZZ_SECONDS=60]  every test/fuzz/fuzz_NAME.cpp against the sanitized core:
+#                                replays test/fuzz/regressions/NAME/, then fuzzes for its
+#                                share of FUZZ_SECONDS from test/fuzz/corpus/NAME/
+SAN_CXX      ?= clang++
+SAN_DIR       = .san
+SAN_CXXFLAGS  = -std=c++17 -O1 -g -fno-omit-frame-pointer -pthread $(filter -I%,$(UNIT_CXXFLAGS))
+ASAN          = -fsanitize=address,undefined -fno-sanitize-recover=all
+# One ASan+UBSan build serves the fuzzers and unit-asan: the coverage
+# instrumentation libFuzzer steers by (fuzzer-no-link) is inert without it.
+ASAN_OBJS     = $(CORE_SRCS:%.cpp=$(SAN_DIR)/asan/%.o)
+ASAN_UNIT     = $(SAN_DIR)/unit_tests_asan
+# ThreadSanitizer runs the tests whose threads share lock words and mappings,
+# so it needs only the core they use.
+TSAN_SRCS     = $(filter %/test_shared_rwlock.cpp %/test_shared_file.cpp %/test_shared_cbf.cpp \
+                  %/test_shared_reservoir.cpp,$(UNIT_SRCS))
+TSAN_CORE     = $(filter %/error.cpp %/hash.cpp %/cbf.cpp %/rwlock.cpp %/reservoir.cpp %/shared_file.cpp \
+                  %/shared_file_create.cpp %/shared_reservoir.cpp,$(CORE_SRCS))
+TSAN_OBJS     = $(patsubst %.cpp,$(SAN_DIR)/tsan/%.o,$(TSAN_SRCS) $(TSAN_CORE))
+TSAN_UNIT     = $(SAN_DIR)/unit_tests_tsan
+# Tests that fork synchronise processes through futexes in shared mappings,
+# which ThreadSanitizer cannot see (it watches one process): left out.
+TSAN_SKIP     = *Forked*:*Killed*:*DeadWriter*:*AliveMeans*:*SpinWordRefused*:*FailedReservation*:*LargeCreateStops*:*OpsCountedInStripes*
+FUZZ_SRCS     = $(sort $(wildcard test/fuzz/fuzz_*.cpp))
+FUZZ_BINS     = $(patsubst test/fuzz/%.cpp,$(SAN_DIR)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_SECONDS ?= 60
+
+# The AVX2 kernels' translation unit needs its instruction set here too.
+san_arch = $(if $(findstring _avx2,$<),-mavx2)
+
+$(SAN_DIR)/asan/%.o: %.cpp
+	@mkdir -p $(@D)
+	$(SAN_CXX) $(SAN_CXXFLAGS) $(ASAN) -fsanitize=fuzzer-no-link $(san_arch) -MMD -MP -c $< -o $@
+
+$(SAN_DIR)/tsan/%.o: %.cpp
+	@mkdir -p $(@D)
+	$(SAN_CXX) $(SAN_CXXFLAGS) -fsanitize=thread $(san_arch) -MMD -MP -c $< -o $@
+
+# Kept between runs (make would delete them as intermediates of the fuzzers).
+.SECONDARY: $(FUZZ_SRCS:%.cpp=$(SAN_DIR)/asan/%.o)
+
+-include $(wildcard $(SAN_DIR)/*/*/*/*.d $(SAN_DIR)/*/*/*/*/*.d)
+
+$(ASAN_UNIT): $(UNIT_SRCS:%.cpp=$(SAN_DIR)/asan/%.o) $(ASAN_OBJS)
+	$(SAN_CXX) $(SAN_CXXFLAGS) $(ASAN) -o $@ $^ -lgtest -lgtest_main
+
+$(TSAN_UNIT): $(TSAN_OBJS)
+	$(SAN_CXX) $(SAN_CXXFLAGS) -fsanitize=thread -o $@ $^ -lgtest -lgtest_main
+
+$(SAN_DIR)/fuzz/fuzz_%: $(SAN_DIR)/asan/test/fuzz/fuzz_%.o $(ASAN_OBJS)
+	@mkdir -p $(@D)
+	$(SAN_CXX) $(SAN_CXXFLAGS) $(ASAN) -fsanitize=fuzzer -o $@ $^
+
+unit-asan: $(ASAN_UNIT)
+	UBSAN_OPTIONS=print_stacktrace=1 ./$(ASAN_UNIT)
+
+unit-tsan: $(TSAN_UNIT)
+	./$(TSAN_UNIT) --gtest_filter='-$(TSAN_SKIP)'
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	test/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+# The seed corpora, rewritten from the core's own encoders.
+fuzz-corpus: test/fuzz/make_corpus
+	test/fuzz/make_corpus test/fuzz/corpus
+
+test/fuzz/make_corpus: test/fuzz/make_corpus.cpp $(CORE_LIB) $(CORE_HDRS)
+	$(CXX) $(UNIT_CXXFLAGS) -o $@ $< $(CORE_LIB)
+
+EXTRA_CLEAN  = $(CORE_LIB) $(CORE_OBJS) scripts/fpr_table $(UNIT_BIN) results regression.diffs regression.out \
+               $(SAN_DIR) test/fuzz/make_corpus
+.PHONY: unit unit-asan unit-tsan fuzz fuzz-build fuzz-corpus

@@ -33,9 +33,11 @@ as_server_user() {
     if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
-# Debian packages the build, the tests and the benchmarks need.
+# Debian packages the build, the tests and the benchmarks need (clang and its
+# runtimes: the sanitizer builds and the fuzzers).
 SKETCH_PACKAGES=(make g++ postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR libxxhash-dev
-                 googletest libgtest-dev libbenchmark-dev xxhash postgresql-$PG_MAJOR-hll python3 gnuplot-nox)
+                 googletest libgtest-dev libbenchmark-dev xxhash postgresql-$PG_MAJOR-hll python3 gnuplot-nox
+                 clang libfuzzer-14-dev libclang-rt-14-dev)
 
 install_dependencies() {
     local missing=()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every test: core unit tests, pg_regress (serial, then with forced parallel
-# plans) against a throwaway cluster, then the script tests in test/scripts.
+# Every test: core unit tests (plain, then under ASan+UBSan and TSan), the fuzz
+# targets, pg_regress (serial, then with forced parallel plans) against a
+# throwaway cluster, then the script tests in test/scripts.
 # Ends with "N passed, N failed" and exits non-zero on any failure.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -45,6 +46,53 @@ build_core_benchmarks() {
     fi
 }
 
+# The core compiled again by clang with sanitizers, into .san/ (see the
+# Makefile): make_timed LOG TARGET... builds the targets, saying how long it took.
+make_timed() {
+    local log=$1 start=$SECONDS
+    shift
+    make -C "$SKETCH_ROOT" -s -j2 PG_CONFIG="$PG_CONFIG" "$@" >"$OUT/$log" 2>&1 ||
+        { grep -m 20 -E 'error' "$OUT/$log"; return 1; }
+    echo "built in $((SECONDS - start)) s"
+}
+
+# run_sanitized NAME: `make unit-NAME` (asan: every core unit test under
+# AddressSanitizer and UBSan; tsan: the lock and shared-file tests under
+# ThreadSanitizer), one step.
+run_sanitized() {
+    local name=$1 start
+    echo "== core unit tests under $name"
+    if ! make_timed "unit-$name-build.log" ".san/unit_tests_$name"; then
+        echo "FAILED to build"; tally 0 1; return
+    fi
+    start=$SECONDS
+    if make -C "$SKETCH_ROOT" -s PG_CONFIG="$PG_CONFIG" "unit-$name" >"$OUT/unit-$name.log" 2>&1; then
+        grep -E '^\[  PASSED  \]' "$OUT/unit-$name.log" || true
+        echo "ok (ran in $((SECONDS - start)) s)"; tally 1 0
+    else
+        grep -E -A30 '^\[  FAILED  \]|ERROR: |WARNING: ThreadSanitizer|runtime error' "$OUT/unit-$name.log" | head -80 || true
+        echo "FAILED"; tally 0 1
+    fi
+}
+
+# The fuzz targets (test/fuzz): their regressions, then FUZZ_SECONDS (60 by
+# default) of fuzzing in all; each target counts as one test.
+run_fuzzers() {
+    local start ok bad
+    echo "== fuzz targets"
+    if ! make_timed fuzz-build.log fuzz-build; then
+        echo "FAILED to build"; tally 0 1; return
+    fi
+    start=$SECONDS
+    make -C "$SKETCH_ROOT" -s PG_CONFIG="$PG_CONFIG" fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}" >"$OUT/fuzz.log" 2>&1 || true
+    grep -v '^make' "$OUT/fuzz.log" || true
+    ok=$(grep -c '^fuzz .*: ok' "$OUT/fuzz.log" || true)
+    bad=$(grep -c '^fuzz .*: FAILED' "$OUT/fuzz.log" || true)
+    [ $((ok + bad)) -gt 0 ] || bad=1  # run.sh itself failed
+    echo "ran in $((SECONDS - start)) s"
+    tally "$ok" "$bad"
+}
+
 # run_regress NAME [PGOPTIONS]: one pg_regress pass over sql/*.sql.
 run_regress() {
     local name=$1 options=${2:-}
@@ -85,6 +133,9 @@ install_dependencies
 build_and_install
 run_unit_tests
 build_core_benchmarks
+run_sanitized asan
+run_sanitized tsan
+run_fuzzers
 cluster_start own
 run_regress serial
 PARALLEL="-c $(force_parallel_guc)=regress -c parallel_setup_cost=0 -c parallel_tuple_cost=0"

@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -653,6 +654,52 @@ TEST_F(SharedFile, OpsCountedInStripesStayExact) {
     }
     EXPECT_EQ(sh::load_ops(m.header()), 400000u);
     EXPECT_EQ(sh::read_header(p, "ops", 0).ops, 400000u);
+    sh::unmap(m);
+}
+
+// Threads of one process share one mapping as backends do: writes under the
+// exclusive lock, reads and counted adds under the shared one. What
+// ThreadSanitizer (make unit-tsan) checks of the object file's lock: it
+// cannot follow the processes of the test above.
+TEST_F(SharedFile, ThreadsShareOneMappingUnderItsLock) {
+    std::string p = path("threads");
+    sh::create_file(p, "threads", spec(1), sh::Existing::refuse);
+    sh::Mapping m = sh::attach_file(p, "threads", 0, true, kRun);
+    struct Payload {
+        uint64_t a, b;  // writers keep them equal
+        uint64_t adds;
+    };
+    auto* data = reinterpret_cast<Payload*>(m.payload());
+    constexpr int kThreads = 4, kRounds = 2000;
+    std::vector<int> torn(kThreads, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&, t] {
+            sketch::RWLock lock = m.lock();
+            const uint32_t me = sketch::current_thread_id();
+            for (int i = 0; i < kRounds; ++i) {
+                if (i % 8 == 0) {
+                    while (lock.lock_exclusive(me, 50) != sketch::LockResult::acquired) {
+                    }
+                    data->a++;
+                    data->b++;
+                    lock.unlock_exclusive(me);
+                } else {
+                    sketch::ReadTicket ticket;
+                    while (lock.lock_shared(me, 50, &ticket) != sketch::LockResult::acquired) {
+                    }
+                    torn[t] += data->a != data->b;
+                    __atomic_fetch_add(&data->adds, 1, __ATOMIC_RELAXED);
+                    sh::add_ops(m.header(), me, 1);
+                    lock.unlock_shared(me, ticket);
+                }
+            }
+        });
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < kThreads; ++t) EXPECT_EQ(torn[t], 0) << "thread " << t << " saw a half-done write";
+    EXPECT_EQ(data->a, uint64_t(kThreads * kRounds / 8));
+    EXPECT_EQ(data->b, data->a);
+    EXPECT_EQ(sh::load_ops(m.header()), data->adds);
     sh::unmap(m);
 }
 

@@ -246,6 +246,11 @@ FileHeader read_header(const std::string& path, const char* label, uint32_t expe
     return read_and_validate(fd.fd, size, path, label, expected_kind);
 }
 
+void validate_header(const FileHeader& h, uint64_t size, const std::string& path, const char* label,
+                     uint32_t expected_kind) {
+    validate(h, reinterpret_cast<const uint8_t*>(&h), size, path, label, expected_kind);
+}
+
 namespace {
 
 // The lock words name their holders by process id, which means something

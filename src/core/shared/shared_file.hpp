@@ -179,6 +179,12 @@ void drop_descriptor(Mapping& m) noexcept;
 // Reads and validates only the header (no mapping). Throws like attach_file.
 FileHeader read_header(const std::string& path, const char* label, uint32_t expected_kind);
 
+// Validates a header already read (the start of a file of `size` bytes at
+// path) as attach_file does, the kind's geometry included. Throws like
+// attach_file. For the fuzz target, which has no file.
+void validate_header(const FileHeader& h, uint64_t size, const std::string& path, const char* label,
+                     uint32_t expected_kind);
+
 void unmap(Mapping& m) noexcept;
 
 // msync(MS_SYNC) of the whole mapping; throws io_error naming label.
