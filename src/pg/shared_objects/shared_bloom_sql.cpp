@@ -31,10 +31,6 @@ constexpr uint32 kBloom = uint32(sh::Kind::bloom);
 // The stored geometry's format is the core's (bloom/shared_bloom_format.hpp).
 using Parsed = sbf::Geometry;
 
-uint64_t payload_for(const sb::Geometry& g) { return sbf::payload_bytes(g); }
-
-Parsed parse(const uint8_t* blob, uint32_t len, const char* label) { return sbf::parse(blob, len, label); }
-
 // Layout names for the view: a small static table keeps them alive.
 const char* layout_text(const std::string& layout) {
     static char names[8][64];
@@ -70,7 +66,7 @@ void sketch_pg::shared::register_shared_bloom_kind() {
 namespace {
 
 // The geometry validated when the file was mapped (sh::Mapping::fixed).
-Parsed geometry(const ss::Entry* e) { return parse(e->map.fixed.geometry, e->map.fixed.geometry_len, e->name); }
+Parsed geometry(const ss::Entry* e) { return sbf::parse(e->map.fixed.geometry, e->map.fixed.geometry_len, e->name); }
 
 ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
     return ss::open_cached(fcinfo, PG_GETARG_TEXT_PP(0), kBloom, need);
@@ -79,7 +75,7 @@ ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
 void create_with(const char* name, const sb::Geometry& g, uint64_t seed, uint64_t n, double fpr,
                  const uint8_t* bits) {
     const sbf::StoredGeometry s = sbf::to_stored(g, seed, n, fpr);
-    const uint64_t payload = payload_for(g);
+    const uint64_t payload = sbf::payload_bytes(g);
     uint8_t* initial = nullptr;
     if (bits != nullptr) {
         initial = static_cast<uint8_t*>(sketch_pg::palloc0_large(payload));
