@@ -9,7 +9,7 @@
 # the unit tests and the benchmarks link it.
 
 EXTENSION    = sketchshare
-EXTVERSION   = 0.1.0
+EXTVERSION   = 0.2.0
 MODULE_big   = sketchshare
 
 CORE_SRCS    = $(sort $(wildcard src/core/*.cpp src/core/*/*.cpp))
@@ -19,11 +19,15 @@ CORE_LIB     = src/core/libsketchcore.a
 PG_SRCS      = $(sort $(wildcard src/pg/*.cpp src/pg/*/*.cpp))
 OBJS         = $(PG_SRCS:.cpp=.o)
 
-# The install script is assembled from one piece per structure, in name order.
+# The install script of this version is assembled from one piece per
+# structure, in name order. Released versions keep theirs, as they were
+# assembled, in sql-history/ (CREATE EXTENSION ... VERSION 'x.y.z', and the
+# upgrade test starts from them); each step from a release to the next is an
+# upgrade script, sketchshare--A--B.sql (docs/operations.md, "Upgrades").
 SQL_PIECES   = $(sort $(wildcard src/sql/*.sql))
 INSTALL_SQL  = $(EXTENSION)--$(EXTVERSION).sql
 DATA_built   = $(INSTALL_SQL)
-DATA         = $(wildcard sketchshare--*--*.sql)
+DATA         = $(wildcard sketchshare--*--*.sql) $(wildcard sql-history/$(EXTENSION)--*.sql)
 
 REGRESS      = $(basename $(notdir $(sort $(wildcard sql/*.sql))))
 REGRESS_OPTS = --load-extension=$(EXTENSION)
