@@ -10,14 +10,16 @@
 -- transition (and reservoir_sample's final) function declares that type: the
 -- C functions read it from their own declaration. A call picks the overload
 -- of its item's type exactly; every type that converts implicitly to one of
--- these has an overload of its own, so no call changes type or hash.
+-- these has an overload of its own, so no call changes type or hash (a
+-- domain over one of them now takes its base type's: a sample of it is an
+-- array of the base type).
 
 DO $typed$
 DECLARE
     t text;
     a text;
     item_types CONSTANT text[] := ARRAY['smallint', 'integer', 'bigint', 'numeric', 'real', 'double precision',
-        'boolean', 'text', 'character varying', 'character', 'name', 'bytea', 'uuid', 'date',
+        'boolean', 'text', 'character varying', 'character', 'name', '"char"', 'bytea', 'uuid', 'date',
         'timestamp without time zone', 'timestamp with time zone'];
     -- (name, extra arguments, state, transition function, final function or '', C transition symbol, volatility, SSPACE, comment)
     aggs CONSTANT text[][] := ARRAY[

@@ -126,7 +126,7 @@ citus_available() {
     libdir=$("$PG_CONFIG" --pkglibdir)
     sharedir=$("$PG_CONFIG" --sharedir)
     if [ ! -f "$libdir/citus.so" ]; then
-        [ -x "$installer" ] || [ -f "$installer" ] || { echo "Citus is not installed and $installer is missing"; return 1; }
+        [ -f "$installer" ] || { echo "Citus is not installed and $installer is missing"; return 1; }
         as_root env PG_CONFIG="$PG_CONFIG" bash "$installer" >"${TMPDIR:-/tmp}/sketchshare-citus-install.log" 2>&1 ||
             { echo "building Citus with $installer failed (log: ${TMPDIR:-/tmp}/sketchshare-citus-install.log)"; return 1; }
     fi
