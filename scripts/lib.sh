@@ -118,3 +118,24 @@ force_parallel_guc() {
     num=$(psql -XAtc "SHOW server_version_num")
     if [ "$num" -ge 160000 ]; then echo debug_parallel_query; else echo force_parallel_mode; fi
 }
+
+# citus_available: true when Citus is installed, after building it with
+# ../shared/citus/install.sh beside the repository when that is there (it does
+# nothing when Citus is installed already); under SKETCH_PG_SANDBOX, copies
+# Citus's files into the sandbox. Otherwise prints why not and returns 1.
+citus_available() {
+    local libdir sharedir installer=$SKETCH_ROOT/../shared/citus/install.sh
+    libdir=$("$PG_CONFIG" --pkglibdir)
+    sharedir=$("$PG_CONFIG" --sharedir)
+    if [ ! -f "$libdir/citus.so" ]; then
+        [ -f "$installer" ] || { echo "Citus is not installed and $installer is missing"; return 1; }
+        as_root env PG_CONFIG="$PG_CONFIG" bash "$installer" >"${TMPDIR:-/tmp}/sketchshare-citus-install.log" 2>&1 ||
+            { echo "building Citus with $installer failed (log: ${TMPDIR:-/tmp}/sketchshare-citus-install.log)"; return 1; }
+    fi
+    if [ -n "$SANDBOX" ] && [ ! -f "$SANDBOX$libdir/citus.so" ]; then
+        cp -a "$libdir"/citus*.so "$libdir/citus_decoders" "$SANDBOX$libdir/"
+        [ -d "$libdir/bitcode/citus" ] && cp -a "$libdir"/bitcode/citus* "$SANDBOX$libdir/bitcode/"
+        cp -a "$sharedir"/extension/citus* "$SANDBOX$sharedir/extension/"
+    fi
+    return 0
+}

@@ -117,11 +117,14 @@ run_regress() {
 # A script test that hangs (a wait that stopped being cancellable, say)
 # fails after 10 minutes instead of holding up the run; a test that builds
 # (the Debian package compiles the whole tree) names its own limit in a line
-# "# time limit: SECONDS".
+# "# time limit: SECONDS". The citus_* tests start a Citus cluster of their
+# own, and run only where Citus can be had.
 run_script_tests() {
-    local t limit
+    local t limit citus_missing
+    citus_missing=$(citus_available) || echo "== Citus tests skipped: $citus_missing"
     for t in "$SKETCH_ROOT"/test/scripts/*.sh; do
         [ -e "$t" ] || continue
+        case $(basename "$t") in citus_*) [ -z "$citus_missing" ] || continue ;; esac
         echo "== script test $(basename "$t")"
         limit=$(sed -n 's/^# time limit: \([0-9]*\)$/\1/p' "$t")
         if timeout --kill-after=10 "${limit:-600}" bash "$t" >"$OUT/$(basename "$t").log" 2>&1; then

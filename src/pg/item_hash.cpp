@@ -7,7 +7,10 @@ extern "C" {
 #include "utils/bytea.h"
 #include "utils/datetime.h"
 #include "utils/float.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 #include "utils/uuid.h"
 }
 
@@ -37,6 +40,17 @@ static ItemKind kind_for(Oid base) {
 static ItemKind resolved_kind(Oid typid) {
     const ItemKind kind = kind_for(typid);
     return kind == ItemKind::text_output ? kind_for(getBaseType(typid)) : kind;
+}
+
+Oid call_arg_type(FmgrInfo* flinfo, int argno) {
+    const Oid from_expr = get_fn_expr_argtype(flinfo, argno);
+    if (OidIsValid(from_expr) || !OidIsValid(flinfo->fn_oid)) return from_expr;
+    HeapTuple tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(flinfo->fn_oid));
+    if (!HeapTupleIsValid(tuple)) return InvalidOid;
+    const auto* proc = reinterpret_cast<Form_pg_proc>(GETSTRUCT(tuple));
+    Oid declared = argno < proc->pronargs ? proc->proargtypes.values[argno] : InvalidOid;
+    ReleaseSysCache(tuple);
+    return IsPolymorphicType(declared) ? InvalidOid : declared;
 }
 
 bool hashes_by_output(Oid typid) { return resolved_kind(typid) == ItemKind::text_output; }

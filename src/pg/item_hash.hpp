@@ -32,10 +32,17 @@ struct ItemHasher {
 // output's memory lives in mcxt.
 void item_hasher_init(ItemHasher* hasher, Oid typid, MemoryContext mcxt);
 
+// The type of argument argno of a call: the call expression's, else the
+// function's declared type when that is not polymorphic, else InvalidOid.
+// Citus calls an aggregate's support functions on the workers through
+// worker_partial_agg without any expression, so the aggregates have overloads
+// for common item types whose support functions declare them (docs/citus.md).
+Oid call_arg_type(FmgrInfo* flinfo, int argno);
+
 // h, set up for argument argno of this call site at its first use.
 inline const ItemHasher* call_site_hasher(ItemHasher* h, FunctionCallInfo fcinfo, int argno) {
     if (unlikely(h->typid == InvalidOid))
-        item_hasher_init(h, get_fn_expr_argtype(fcinfo->flinfo, argno), fcinfo->flinfo->fn_mcxt);
+        item_hasher_init(h, call_arg_type(fcinfo->flinfo, argno), fcinfo->flinfo->fn_mcxt);
     return h;
 }
 

@@ -20,6 +20,7 @@ void _PG_init(void);
 
 namespace sketch_pg {
 char* seed_setting = nullptr;
+char* node_local_objects = nullptr;
 int max_shared_object_size = kDefaultMaxSharedObjectSize;
 double partial_state_page_cost = 20.0;
 
@@ -71,6 +72,14 @@ void _PG_init(void) {
                                "Empty (the default): seeded from a strong random source. Any other string: the "
                                "same query over the same rows in a serial plan returns the same sample.",
                                &sketch_pg::seed_setting, "", PGC_USERSET, 0, nullptr, nullptr, nullptr);
+    DefineCustomStringVariable("sketchshare.node_local_objects",
+                               "Shared objects that Citus may use on its workers, each node's for its own shards.",
+                               "Names separated by commas. Every node has its own shared objects, so a shared object "
+                               "function that a Citus distributed query runs on a worker fails unless the object "
+                               "is named here: do so only when every key is added and looked up on the node of its "
+                               "shard (the keys are the distribution column).",
+                               &sketch_pg::node_local_objects, "", PGC_USERSET, GUC_LIST_INPUT, nullptr, nullptr,
+                               nullptr);
     DefineCustomBoolVariable("sketchshare.prefetch",
                              "Lets the planner read ahead in sequential scans that feed filter lookups.",
                              "On (the default): a Seq Scan whose rows are looked up in a bloom or cbf value or a "

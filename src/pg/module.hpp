@@ -7,6 +7,11 @@ namespace sketch_pg {
 // random source; any other string makes it reproducible (docs/reservoir.md).
 extern char* seed_setting;
 
+// sketchshare.node_local_objects: names of shared objects that may be used by
+// the pieces of a Citus distributed query on the workers, each node's object
+// serving the keys of its shards (shared_on_citus.cpp, docs/citus.md).
+extern char* node_local_objects;
+
 // sketchshare.max_shared_object_size: the largest file (header included), in
 // kB, that a new shared object may have; -1 means no limit. Superusers only
 // (PGC_SUSET). Checked in shared_registry.cpp, where every create and attach

@@ -4,6 +4,9 @@
 # returns. Nothing is skipped: a statement that cannot run on its own, or a
 # comment that states no checkable result, is a failure.
 #
+# Blocks fenced ```sql citus need a Citus cluster: test/scripts/citus_docs.sh
+# runs them (with the same `-- value` and `-- ERROR SQLSTATE` comments).
+#
 # Each file runs in a fresh database of its own (with the extension; its
 # shared objects, the roles it creates and its files under /tmp are removed
 # before and after it). Its blocks run in order (the tables and shared objects

@@ -337,6 +337,7 @@ void checked_name(text* name, char out[64]) {
 
 // open_object, checking a cached entry's file always or once per round.
 static Entry* open_entry(const char* name, uint32 kind, uint8 need, bool always_check) {
+    check_not_distributed(name);  // whether or not this node has an object of that name
     ensure_setup();
     bool found = false;
     auto* e = static_cast<Entry*>(hash_search(cache, name, HASH_FIND, &found));
@@ -435,6 +436,7 @@ Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need)
     if (last_entry != nullptr && len == last_len && memcmp(data, last_entry->name, size_t(len)) == 0 &&
         check_file(last_entry, false) && still_valid(last_entry, kind, need)) {
         e = last_entry;
+        check_not_distributed(e->name);
     } else {
         char key[64];
         checked_name(name, key);

@@ -75,6 +75,10 @@ void checked_name(text* name, char out[64]);
 // file of a cached entry is checked first (sh::file_changed): one that was
 // changed under the server is mapped and validated again.
 Entry* open_object(const char* name, uint32 kind, uint8 need);
+// Raises 0A000 when this backend runs a piece of a Citus distributed query
+// and the object is not named in sketchshare.node_local_objects: this node's
+// object would answer for the whole cluster (shared_on_citus.cpp).
+void check_not_distributed(const char* name);
 // The same through a call-site cache in fcinfo->flinfo->fn_extra, for the
 // functions called once per row: the file is checked once per round (at
 // the call site's first call, and once per statement), never per row.

@@ -1,15 +1,18 @@
 #include "types/agg_state.hpp"
 
 #include <cmath>
+#include <cstring>
 
 #include "module.hpp"
 
 extern "C" {
+#include "catalog/pg_type_d.h"
 #include "nodes/pathnodes.h"
 #include "nodes/pg_list.h"
 #include "nodes/primnodes.h"
 #include "nodes/supportnodes.h"
 #include "optimizer/optimizer.h"
+#include "utils/lsyscache.h"
 }
 
 namespace sketch_pg {
@@ -35,7 +38,17 @@ bool aggregate_args_constant(FunctionCallInfo fcinfo, int first) {
 
 bool combining_built_states(FunctionCallInfo fcinfo) {
     const Aggref* ref = AggGetAggref(fcinfo);
-    return ref != nullptr && list_length(ref->aggargtypes) > 1;  // (args are replaced in a combine step)
+    if (ref == nullptr) return false;
+    // Citus runs an aggregate through worker_partial_agg(aggregate oid, arguments) on
+    // its workers and coord_combine_agg(aggregate oid, state, ...) on its coordinator:
+    // the aggregate is the constant they name.
+    const Const* agg = aggregate_const_arg(ref->args, 0);
+    if (agg != nullptr && (agg->consttype == OIDOID || agg->consttype == REGPROCEDUREOID)) {
+        const char* name = get_func_name(ref->aggfnoid);
+        if (name != nullptr && (strcmp(name, "coord_combine_agg") == 0 || strcmp(name, "worker_partial_agg") == 0))
+            return get_func_nargs(DatumGetObjectId(agg->constvalue)) > 1;
+    }
+    return list_length(ref->aggargtypes) > 1;  // (args are replaced in a combine step)
 }
 
 const Const* aggregate_const_arg(List* args, int i) {

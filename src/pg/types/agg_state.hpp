@@ -42,7 +42,8 @@ bool aggregate_args_constant(FunctionCallInfo fcinfo, int first);
 
 // True when a combine function runs for an aggregate that builds from items
 // and parameters (cbf_agg, reservoir_agg: more than one argument), false for
-// one that merges stored values (cbf_union_agg, reservoir_union_agg). Partial
+// one that merges stored values (cbf_union_agg, reservoir_union_agg), also when
+// Citus runs the aggregate (worker_partial_agg, coord_combine_agg). Partial
 // states of a building aggregate whose parameters differ mean the parameters
 // varied between rows of the group, which the transition refuses.
 bool combining_built_states(FunctionCallInfo fcinfo);

@@ -10,6 +10,7 @@
 #include "hash.hpp"
 #include "reservoir/reservoir.hpp"
 #include "reservoir/reservoir_format.hpp"
+#include "item_hash.hpp"
 #include "types/agg_state.hpp"
 #include "types/reservoir_value.hpp"
 #include "guard.hpp"
@@ -272,7 +273,7 @@ int32 checked_k(FunctionCallInfo fcinfo, int argno) {
 }
 
 Elem item_elem(FunctionCallInfo fcinfo, int argno) {
-    Oid type = get_fn_expr_argtype(fcinfo->flinfo, argno);
+    Oid type = sketch_pg::call_arg_type(fcinfo->flinfo, argno);
     if (!OidIsValid(type))
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("could not determine the item type")));
     CallCache* cache = call_cache(fcinfo);
@@ -355,7 +356,7 @@ SKETCH_FUNCTION(reservoir_combine) {
 // `type_arg` (what the caller's array result type was resolved from); else
 // 42804, with a hint showing `call` with the right type.
 static ArrayType* items_as(FunctionCallInfo fcinfo, int type_arg, const View& v, const char* call) {
-    const Oid wanted = get_fn_expr_argtype(fcinfo->flinfo, type_arg);
+    const Oid wanted = sketch_pg::call_arg_type(fcinfo->flinfo, type_arg);
     if (wanted != v.elem.type)
         ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
                         errmsg("the reservoir holds items of type %s, not %s", format_type_be(v.elem.type),

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Shared objects on a Citus cluster (docs/citus.md) never give a silently
+# wrong answer. Every node has its own objects; a lookup that a distributed
+# query runs on the workers fails (0A000, with a hint) instead of answering
+# from the workers' objects, even when objects of that name exist on every
+# worker (the issue's case: 0 instead of 1). The snapshot shipped through a
+# MATERIALIZED CTE gives the right answer. Objects named in
+# sketchshare.node_local_objects, made on every node, serve the keys of each
+# node's shards when the key is the distribution column: adds and lookups by
+# distributed queries land on the key's node, router queries too.
+set -euo pipefail
+: "${SKETCH_ROOT:?}"
+source "$SKETCH_ROOT/test/scripts/lib/common.sh"
+source "$SKETCH_ROOT/test/scripts/lib/citus.sh"
+citus_start
+
+q "CREATE TABLE ev (k bigint, x bigint)" >/dev/null
+q "INSERT INTO ev SELECT i, i FROM generate_series(1, 1000) i" >/dev/null
+q "SELECT create_distributed_table('ev', 'k')" >/dev/null
+
+# The object lives on the coordinator, with 42 in it; the same name on every
+# worker, empty (what a user tries first).
+q "SELECT shared_cbf_create('evc', 10000)" >/dev/null
+q "SELECT shared_cbf_add('evc', 42::bigint)" >/dev/null
+for n in 1 2; do qn "$n" "SELECT shared_cbf_create('evc', 10000)" >/dev/null; done
+check "the coordinator's object has 42" "SELECT shared_cbf_contains('evc', 42::bigint)"
+check_error "a lookup on the workers fails instead of answering 0" \
+    'cannot be used by a distributed query on a Citus worker' \
+    "SELECT count(*) FROM ev WHERE shared_cbf_contains('evc', x)"
+out=$(psql -X -At -c "SELECT count(*) FROM ev WHERE shared_cbf_contains('evc', x)" 2>&1 || true)
+grep -q 'HINT:.*MATERIALIZED' <<<"$out" || fail "the error has no hint to ship a snapshot: $out"
+echo "ok: the error hints at shipping a snapshot"
+q "SELECT shared_bloom_create('onlyhere', 1000, 0.01)" >/dev/null
+check_error "an object only the coordinator has fails the same way on the workers" \
+    'cannot be used by a distributed query on a Citus worker' \
+    "SELECT count(*) FROM ev WHERE shared_bloom_contains('onlyhere', x)"
+check_error "an add on the workers fails too" 'cannot be used by a distributed query on a Citus worker' \
+    "SELECT count(*) FROM ev WHERE shared_cbf_add('evc', x)"
+check_error "a router query (one shard) fails too" 'cannot be used by a distributed query on a Citus worker' \
+    "SELECT count(*) FROM ev WHERE k = 42 AND shared_cbf_contains('evc', x)"
+check "the snapshot shipped through a MATERIALIZED CTE gives 1" \
+    "WITH s AS MATERIALIZED (SELECT shared_cbf_snapshot('evc') AS f)
+     SELECT count(*) = 1 FROM ev WHERE cbf_contains((SELECT f FROM s), x)"
+check "so does a Bloom snapshot" \
+    "WITH s AS MATERIALIZED (SELECT bloom_agg(v, 100, 0.01) AS f FROM (VALUES (42::bigint)) t(v))
+     SELECT count(*) = 1 FROM ev WHERE bloom_contains((SELECT f FROM s), x)"
+check "nothing was added on the workers" \
+    "SELECT bool_and(result = 'f') FROM run_command_on_workers(\$\$SELECT shared_cbf_contains('evc', 42::bigint)\$\$)"
+
+# Node-local objects: one call makes them on every node, each serves its shards.
+q "SELECT run_command_on_all_nodes(\$\$SELECT shared_cbf_create('seen', 100000)\$\$)" >/dev/null
+q "SELECT run_command_on_all_nodes(\$\$ALTER DATABASE postgres SET sketchshare.node_local_objects = 'seen'\$\$)" >/dev/null
+check "a distributed add of every key adds each once" \
+    "SELECT count(*) = 1000 FROM ev WHERE shared_cbf_add('seen', k)"
+check "a distributed lookup by the key finds every key" \
+    "SELECT count(*) = 1000 FROM ev WHERE shared_cbf_contains('seen', k)"
+check "a second add finds every key there" \
+    "SELECT count(*) = 0 FROM ev WHERE shared_cbf_add('seen', k)"
+check "a router query for one key finds it" \
+    "SELECT count(*) = 1 FROM ev WHERE k = 77 AND shared_cbf_contains('seen', k)"
+check "each worker's object holds the keys of its own shards, and only those" \
+    "SELECT count(*) = 2 AND bool_and(result::int BETWEEN 1 AND 999) AND sum(result::int) = 1000
+     FROM run_command_on_workers(\$\$SELECT count(*) FROM generate_series(1, 1000) k WHERE shared_cbf_contains('seen', k::bigint)\$\$)"
+check "the coordinator's object holds none (it has no shards)" "SELECT shared_cbf_count('seen') = 0"
+check_error "an object not named there still fails" 'cannot be used by a distributed query on a Citus worker' \
+    "SELECT count(*) FROM ev WHERE shared_cbf_contains('evc', x)"
+echo "citus shared objects: all passed"
