@@ -1,6 +1,9 @@
 -- sketchshare 0.1.0 -> 0.2.0 (ALTER EXTENSION sketchshare UPDATE)
 
--- issue 24 parts 3 and 4: bulk forms on values and objects, create if not exists (item classes need no SQL change)
+-- issue 24 parts 3 and 4: items carry their class (compared by = too), bulk forms on values and objects,
+-- create if not exists
+COMMENT ON FUNCTION bloom_eq(bloom, bloom) IS 'same layout, size, seed, item class and bits';
+COMMENT ON FUNCTION cbf_eq(cbf, cbf) IS 'same geometry, capacity, fpr, item class and counters';
 -- Many items at once (the elements of an array of any shape, NULLs skipped
 -- by adds and NULL at their place in lookups).
 CREATE FUNCTION bloom_add_many(filter bloom, items anyarray) RETURNS bloom

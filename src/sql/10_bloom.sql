@@ -87,7 +87,7 @@ COMMENT ON FUNCTION bloom_intersect(bloom, bloom) IS
 'bitwise AND: contains every item of both (and may report more than an exact intersection would)';
 CREATE FUNCTION bloom_eq(a bloom, b bloom) RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloom_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_eq(bloom, bloom) IS 'same layout, size, seed and bits';
+COMMENT ON FUNCTION bloom_eq(bloom, bloom) IS 'same layout, size, seed, item class and bits';
 CREATE FUNCTION bloom_ne(a bloom, b bloom) RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloom_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_ne(bloom, bloom) IS 'not bloom_eq';

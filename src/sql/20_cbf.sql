@@ -92,7 +92,7 @@ COMMENT ON FUNCTION cbf_stats(cbf) IS
 
 CREATE FUNCTION cbf_eq(cbf, cbf) RETURNS bool
 AS 'MODULE_PATHNAME', 'cbf_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION cbf_eq(cbf, cbf) IS 'same geometry, capacity, fpr and counters';
+COMMENT ON FUNCTION cbf_eq(cbf, cbf) IS 'same geometry, capacity, fpr, item class and counters';
 CREATE FUNCTION cbf_ne(cbf, cbf) RETURNS bool
 AS 'MODULE_PATHNAME', 'cbf_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cbf_ne(cbf, cbf) IS 'not cbf_eq';
