@@ -442,11 +442,12 @@ SKETCH_FUNCTION(cbf_stats) {
     const double estimate = cbf::estimate_count(view.g, set);
     char* fpr = float8out_internal(view.g.fpr);
     char* fill = float8out_internal(static_cast<double>(set) / static_cast<double>(view.g.m));
+    char* estimated_fpr = float8out_internal(cbf::fill_fpr(view.g, set));
     char* json = psprintf(
         "{\"capacity\": %llu, \"fp_rate\": %s, \"counters\": %llu, \"hashes\": %u, \"counters_set\": %llu, "
-        "\"count\": %lld, \"fill_ratio\": %s, \"saturated\": %llu, \"bytes\": %zu}",
+        "\"count\": %lld, \"fill_ratio\": %s, \"estimated_fpr\": %s, \"saturated\": %llu, \"bytes\": %zu}",
         static_cast<unsigned long long>(view.g.capacity), fpr, static_cast<unsigned long long>(view.g.m), view.g.k,
-        static_cast<unsigned long long>(set), static_cast<long long>(std::llround(estimate)), fill,
+        static_cast<unsigned long long>(set), static_cast<long long>(std::llround(estimate)), fill, estimated_fpr,
         static_cast<unsigned long long>(saturated), cbf::value_bytes(view.g));
     PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }
