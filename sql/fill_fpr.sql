@@ -3,10 +3,11 @@
 -- N = 200,000 items never added. The filters hold 3x the items they were sized
 -- for, so the rate is far above the one asked for. For k probes that land
 -- independently the chance that an item never added finds all of its bits
--- (counters) set is fill^k, which the estimates are for a classic<k> filter
--- and a cbf, so the estimate may differ from the measured rate by the
--- measurement's own error only: 5 standard deviations of a binomial rate,
--- 5 * sqrt(p (1 - p) / N).
+-- (counters) set is fill^k: the cbf's estimate is that, the bloom's (the
+-- count its fill gives, through classic<k>'s formula) that up to the Poisson
+-- approximation, far below the measurement's own error at these sizes. So
+-- each may differ from the measured rate by 5 standard deviations of a
+-- binomial rate, 5 * sqrt(p (1 - p) / N).
 CREATE TABLE fill_fpr AS
 SELECT bloom_agg(i, 1000, 0.01, 'classic') AS b, cbf_agg(i, 1000, 0.01) AS c FROM generate_series(1, 3000) i;
 WITH measured AS (
