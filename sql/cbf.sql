@@ -18,8 +18,8 @@ SELECT cbf_count_of(f0, 'x') AS c0, cbf_count_of(f1, 'x') AS c1, cbf_count_of(f3
 FROM cbf_steps;
 -- removing what is absent changes nothing; removing the last occurrence empties the filter
 SELECT cbf_remove(f1, 'never added') = f1 AS remove_absent_is_noop,
-       cbf_remove(f1, 'x') = f0 AS remove_last_empties,
-       cbf_remove(cbf_remove(f1, 'x'), 'x') = f0 AS second_remove_noop
+       cbf_remove(f1, 'x')::bytea = overlay(f0::bytea PLACING substr(f1::bytea, 1, 44) FROM 1 FOR 44) AS remove_last_empties,
+       cbf_remove(cbf_remove(f1, 'x'), 'x') = cbf_remove(f1, 'x') AS second_remove_noop
 FROM cbf_steps;
 -- saturation: 20 adds stick at 15; remove cannot lower a 15
 WITH RECURSIVE hot(i, f) AS (
@@ -48,9 +48,10 @@ FROM p;
 -- items hash as sketch_hash does: integer widths agree, literals are text
 SELECT cbf_contains(cbf_add(cbf_empty(100), 42::int2), 42::bigint) AS int_widths,
        cbf_contains(cbf_add(cbf_empty(100), 'abc'), 'abc'::varchar) AS literal_text,
-       cbf_contains(cbf_add(cbf_empty(100), 42), '42') AS int_is_not_text,
        cbf_add(cbf_empty(100), 'a') @> 'a'::name AS name_as_text,
        cbf_add(cbf_empty(100), '2026-11-30'::date) @> '2026-11-30'::date AS date_item;
+-- a filter records the class of its items: an item of another one is refused
+SELECT cbf_contains(cbf_add(cbf_empty(100), 42), '42');
 
 -- aggregates: serial and parallel plans must agree exactly
 CREATE TABLE cbf_items AS
@@ -123,7 +124,7 @@ SELECT cbf_union_agg(f) = (SELECT cbf_agg(x, 1, 0.5) FROM cbf_items WHERE x < 20
 -- NULL items are skipped; all-NULL input gives an empty filter, no rows give NULL
 SELECT cbf_agg(v, 100) = cbf_add(cbf_empty(100), 1) AS nulls_skipped
 FROM (VALUES (1), (NULL), (NULL)) t(v);
-SELECT cbf_agg(v, 100) = cbf_empty(100) AS all_null_is_empty FROM (VALUES (NULL::int)) t(v);
+SELECT cbf_stats(cbf_agg(v, 100))->'counters_set' = '0' AS all_null_is_empty FROM (VALUES (NULL::int)) t(v);
 SELECT cbf_agg(x, 100) IS NULL AS no_rows_is_null, cbf_union_agg(NULL::cbf) IS NULL AS union_no_rows
 FROM cbf_items WHERE false;
 -- cbf_agg as a window aggregate: the state keeps growing after each result
@@ -230,8 +231,8 @@ INSERT INTO cbf_forms SELECT 'inline pglz', 2000, 10, cbf_agg(i, 2000) FROM gene
 INSERT INTO cbf_forms SELECT 'short header', 1, 1, cbf_agg(i, 1, 0.5) FROM generate_series(1, 1) i;
 SELECT form, pg_column_compression(f) AS compression, pg_column_size(f) < 8000 AS inline_size,
        f = ref AS reads, f + f = ref + ref AS merge_reads, cbf_send(f) = ref::bytea AS send_reads,
-       cbf_add(f, 'x') = cbf_add(ref, 'x') AND cbf_add(f, 'x') <> f AS add_copies,
-       cbf_remove(cbf_add(f, 'x'), 'x') = ref AS remove_copies,
+       cbf_add(f, -1) = cbf_add(ref, -1) AND cbf_add(f, -1) <> f AS add_copies,
+       cbf_remove(cbf_add(f, -1), -1) = ref AS remove_copies,
        cbf_stats(f) = cbf_stats(ref) AS stats, cbf_to_bloom(f) = cbf_to_bloom(ref) AS to_bloom,
        f::text::cbf = ref AS text_round_trip, f::bytea::cbf = ref AS bytea_round_trip
 FROM cbf_forms, LATERAL (SELECT cbf_agg(i, capacity, CASE WHEN capacity = 1 THEN 0.5 ELSE 0.01 END) AS ref
@@ -266,7 +267,7 @@ FROM (SELECT cbf_agg(i, 5000) AS f FROM generate_series(1, 3000) i) s;
 SELECT '\x01'::cbf;
 SELECT ''::cbf;
 -- wrong version, bad k, m not a power of two, size not matching m, unknown flags
-SELECT overlay(cbf_empty(10, 0.5)::bytea PLACING '\x02' FROM 1 FOR 1)::cbf;
+SELECT overlay(cbf_empty(10, 0.5)::bytea PLACING '\x03' FROM 1 FOR 1)::cbf;
 SELECT overlay(cbf_empty(10, 0.5)::bytea PLACING '\x00' FROM 2 FOR 1)::cbf;
 SELECT overlay(cbf_empty(10, 0.5)::bytea PLACING '\x21' FROM 2 FOR 1)::cbf;
 SELECT overlay(cbf_empty(10, 0.5)::bytea PLACING '\x41' FROM 9 FOR 1)::cbf;

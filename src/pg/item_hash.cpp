@@ -1,5 +1,7 @@
 #include "item_hash.hpp"
 
+#include "item_types.hpp"
+
 extern "C" {
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
@@ -59,6 +61,9 @@ void item_hasher_init(ItemHasher* hasher, Oid typid, MemoryContext mcxt) {
     if (!OidIsValid(typid))
         ereport(ERROR, (errcode(ERRCODE_INDETERMINATE_DATATYPE), errmsg("could not determine the type of the item to hash")));
     hasher->kind = resolved_kind(typid);
+    const Oid base = kind_for(typid) == ItemKind::text_output ? getBaseType(typid) : typid;
+    hasher->is_array = OidIsValid(get_element_type(base));
+    hasher->item = item_class_of(hasher->kind, base);
     if (hasher->kind == ItemKind::text_output) {
         Oid output_fn;
         bool is_varlena;
@@ -68,15 +73,24 @@ void item_hasher_init(ItemHasher* hasher, Oid typid, MemoryContext mcxt) {
     hasher->typid = typid;  // last: set up only if nothing above raised
 }
 
-const ItemHasher* item_hasher_for_arg(FunctionCallInfo fcinfo, int argno) {
-    // A call site's argument types are fixed, so the hasher is resolved once.
-    FmgrInfo* flinfo = fcinfo->flinfo;
+static ItemHasher* hasher_in_fn_extra(FmgrInfo* flinfo) {
     auto* hasher = static_cast<ItemHasher*>(flinfo->fn_extra);
     if (hasher == nullptr) {
         hasher = static_cast<ItemHasher*>(MemoryContextAllocZero(flinfo->fn_mcxt, sizeof(ItemHasher)));
         flinfo->fn_extra = hasher;
     }
-    return call_site_hasher(hasher, fcinfo, argno);
+    return hasher;
+}
+
+const ItemHasher* item_hasher_for_arg(FunctionCallInfo fcinfo, int argno) {
+    // A call site's argument types are fixed, so the hasher is resolved once.
+    return call_site_hasher(hasher_in_fn_extra(fcinfo->flinfo), fcinfo, argno);
+}
+
+const ItemHasher* item_hasher_for_type(FunctionCallInfo fcinfo, Oid typid) {
+    ItemHasher* hasher = hasher_in_fn_extra(fcinfo->flinfo);
+    if (unlikely(hasher->typid != typid)) item_hasher_init(hasher, typid, fcinfo->flinfo->fn_mcxt);
+    return hasher;
 }
 
 // Varlena bytes, detoasted: a compressed or external value hashes as inline.

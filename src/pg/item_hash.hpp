@@ -4,6 +4,7 @@
 #pragma once
 
 #include "hash.hpp"
+#include "item_class.hpp"
 #include "pg.hpp"
 
 namespace sketch_pg {
@@ -25,6 +26,8 @@ enum class ItemKind : uint8_t {
 struct ItemHasher {
     Oid typid;  // InvalidOid (a zeroed hasher): not set up yet
     ItemKind kind;
+    bool is_array;           // items are arrays (add_many takes their elements)
+    sketch::ItemClass item;  // the class filters built from these items record (item_types.hpp)
     FmgrInfo output;  // used only for ItemKind::text_output
 };
 
@@ -49,6 +52,9 @@ inline const ItemHasher* call_site_hasher(ItemHasher* h, FunctionCallInfo fcinfo
 // The hasher for argument argno of the current call, cached in fn_extra.
 // Only for functions that use fn_extra for nothing else.
 const ItemHasher* item_hasher_for_arg(FunctionCallInfo fcinfo, int argno);
+// The hasher for items of typid (an array argument's element type), cached
+// in fn_extra likewise.
+const ItemHasher* item_hasher_for_type(FunctionCallInfo fcinfo, Oid typid);
 
 sketch::Hash128 hash_item(const ItemHasher* hasher, Datum value, uint64_t seed = 0);
 

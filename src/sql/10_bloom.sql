@@ -66,6 +66,17 @@ CREATE FUNCTION bloom_contains(filter bloom, item anycompatible) RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
 COMMENT ON FUNCTION bloom_contains(bloom, anycompatible) IS 'false if item was certainly never added; true if it probably was';
 
+-- Many items at once (the elements of an array of any shape, NULLs skipped
+-- by adds and NULL at their place in lookups).
+CREATE FUNCTION bloom_add_many(filter bloom, items anyarray) RETURNS bloom
+AS 'MODULE_PATHNAME', 'bloom_add_many' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_add_many(bloom, anyarray) IS
+'the filter with every non-null element of the array added (a NULL array adds nothing)';
+CREATE FUNCTION bloom_contains_many(filter bloom, items anyarray) RETURNS boolean[]
+AS 'MODULE_PATHNAME', 'bloom_contains_many' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom_contains_many(bloom, anyarray) IS
+'bloom_contains of each element, in an array of the same shape (NULL for a NULL element)';
+
 -- Whole filters.
 CREATE FUNCTION bloom_union(a bloom, b bloom) RETURNS bloom
 AS 'MODULE_PATHNAME', 'bloom_union' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -76,7 +87,7 @@ COMMENT ON FUNCTION bloom_intersect(bloom, bloom) IS
 'bitwise AND: contains every item of both (and may report more than an exact intersection would)';
 CREATE FUNCTION bloom_eq(a bloom, b bloom) RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloom_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION bloom_eq(bloom, bloom) IS 'same layout, size, seed and bits';
+COMMENT ON FUNCTION bloom_eq(bloom, bloom) IS 'same layout, size, seed, item class and bits';
 CREATE FUNCTION bloom_ne(a bloom, b bloom) RETURNS boolean
 AS 'MODULE_PATHNAME', 'bloom_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION bloom_ne(bloom, bloom) IS 'not bloom_eq';

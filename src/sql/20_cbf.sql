@@ -59,6 +59,17 @@ AS 'MODULE_PATHNAME', 'cbf_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE S
 COMMENT ON FUNCTION cbf_contains(cbf, anycompatible) IS
 'true if item is probably present (all k counters nonzero), false if it is definitely absent';
 
+-- Many items at once (the elements of an array of any shape, NULLs skipped
+-- by adds and NULL at their place in lookups).
+CREATE FUNCTION cbf_add_many(filter cbf, items anyarray) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_add_many' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_add_many(cbf, anyarray) IS
+'the filter with every non-null element of the array added (a NULL array adds nothing)';
+CREATE FUNCTION cbf_contains_many(filter cbf, items anyarray) RETURNS boolean[]
+AS 'MODULE_PATHNAME', 'cbf_contains_many' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_contains_many(cbf, anyarray) IS
+'cbf_contains of each element, in an array of the same shape (NULL for a NULL element)';
+
 CREATE FUNCTION cbf_count_of(filter cbf, item anycompatible) RETURNS int
 AS 'MODULE_PATHNAME', 'cbf_count_of' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE SUPPORT sketchshare_support;
 COMMENT ON FUNCTION cbf_count_of(cbf, anycompatible) IS
@@ -81,7 +92,7 @@ COMMENT ON FUNCTION cbf_stats(cbf) IS
 
 CREATE FUNCTION cbf_eq(cbf, cbf) RETURNS bool
 AS 'MODULE_PATHNAME', 'cbf_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION cbf_eq(cbf, cbf) IS 'same geometry, capacity, fpr and counters';
+COMMENT ON FUNCTION cbf_eq(cbf, cbf) IS 'same geometry, capacity, fpr, item class and counters';
 CREATE FUNCTION cbf_ne(cbf, cbf) RETURNS bool
 AS 'MODULE_PATHNAME', 'cbf_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cbf_ne(cbf, cbf) IS 'not cbf_eq';

@@ -254,3 +254,31 @@ CREATE FUNCTION shared_bloom_stats(name text) RETURNS jsonb
 AS 'MODULE_PATHNAME', 'shared_bloom_stats' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION shared_bloom_stats(text) IS
 'layout, k, kp, capacity, fp_rate, capacity_bits, bits_set, fill_ratio, count, estimated_fpr, seed, ops, bytes, mmap_size, frozen, readonly, lock_recoveries';
+
+-- ---- create if not exists, lookups of many items ----
+-- if_not_exists has no default, so a call without it still resolves to the
+-- functions above (returning void); it comes before layout, where an untyped
+-- literal still resolves to the layout, and after cbf's fpr, which an untyped
+-- literal ('NaN') could otherwise give either overload.
+
+CREATE FUNCTION shared_bloom_create(name text, n bigint, fpr float8, if_not_exists boolean, layout text DEFAULT NULL)
+RETURNS boolean AS 'MODULE_PATHNAME', 'shared_bloom_create_if_not_exists' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION shared_bloom_create(text, bigint, float8, boolean, text) IS
+'shared_bloom_create; with if_not_exists, a name already taken gives a notice and false instead of an error; true when it created';
+REVOKE EXECUTE ON FUNCTION shared_bloom_create(text, bigint, float8, boolean, text) FROM PUBLIC;
+
+CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8, if_not_exists boolean)
+RETURNS boolean AS 'MODULE_PATHNAME', 'shared_cbf_create_if_not_exists' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, boolean) IS
+'shared_cbf_create; with if_not_exists, a name already taken gives a notice and false instead of an error; true when it created';
+REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, boolean) FROM PUBLIC;
+
+CREATE FUNCTION shared_bloom_contains_many(name text, items anyarray) RETURNS boolean[]
+AS 'MODULE_PATHNAME', 'shared_bloom_contains_many' LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION shared_bloom_contains_many(text, anyarray) IS
+'shared_bloom_contains of each element, in an array of the same shape (NULL for a NULL element)';
+
+CREATE FUNCTION shared_cbf_contains_many(name text, items anyarray) RETURNS boolean[]
+AS 'MODULE_PATHNAME', 'shared_cbf_contains_many' LANGUAGE C VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION shared_cbf_contains_many(text, anyarray) IS
+'shared_cbf_contains of each element, in an array of the same shape (NULL for a NULL element)';

@@ -7,6 +7,15 @@ COMMENT ON FUNCTION shared_reservoir_create(text, int, int, boolean) IS
 'Creates a shared reservoir of k items (1..10000000) of at most item_size bytes each (1..1048576; longer items are cut), uniform or weighted (A-Res); owned by the current role';
 REVOKE EXECUTE ON FUNCTION shared_reservoir_create(text, int, int, boolean) FROM PUBLIC;
 
+-- if_not_exists has no default, so a call without it still resolves to the
+-- function above (returning void); every argument is given, so that no call
+-- of the function above can match this one too.
+CREATE FUNCTION shared_reservoir_create(name text, k int, item_size int, weighted boolean, if_not_exists boolean)
+RETURNS boolean AS 'MODULE_PATHNAME', 'shared_reservoir_create_if_not_exists' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_reservoir_create(text, int, int, boolean, boolean) IS
+'shared_reservoir_create; with if_not_exists, a name already taken gives a notice and false instead of an error; true when it created';
+REVOKE EXECUTE ON FUNCTION shared_reservoir_create(text, int, int, boolean, boolean) FROM PUBLIC;
+
 CREATE FUNCTION shared_reservoir_add(name text, item anycompatible) RETURNS boolean
 AS 'MODULE_PATHNAME', 'shared_reservoir_add' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION shared_reservoir_add(text, anycompatible) IS

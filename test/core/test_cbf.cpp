@@ -550,3 +550,10 @@ TEST(CbfCore, CounterTalliesMatchACounterByCounterCount) {
 }
 
 }  // namespace
+
+TEST(CbfFormulas, FillFprIsTheChanceAllProbesFindASetCounter) {
+    const Geometry g = geometry_for(1000, 0.01);
+    EXPECT_EQ(fill_fpr(g, 0), 0.0);
+    EXPECT_DOUBLE_EQ(fill_fpr(g, g.m / 2), std::pow(0.5, g.k));
+    EXPECT_EQ(fill_fpr(g, g.m), 1.0);
+}

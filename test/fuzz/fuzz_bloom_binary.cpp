@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return 0;
     }
     uint8_t header[sb::kHeaderBytes];
-    sb::write_header(header, h.geometry, h.seed);
+    sb::write_header(header, h.geometry, h.seed, h.item);
     fuzz::require(std::memcmp(header, data, sb::kHeaderBytes) == 0, "a decoded header re-encodes to its bytes");
     fuzz::exercise_bloom(h.geometry, data + sb::kHeaderBytes, fuzz::hashes_of(data, size, 4));
     return 0;

@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return 0;
     }
     uint8_t header[cbf::kHeaderBytes];
-    cbf::write_header(header, v.g);
+    cbf::write_header(header, v.g, v.item);
     fuzz::require(std::memcmp(header, data, cbf::kHeaderBytes) == 0, "a decoded header re-encodes to its bytes");
     fuzz::exercise_cbf(v.g, v.counters, fuzz::hashes_of(data, size, 4));
     return 0;

@@ -58,6 +58,9 @@ const char* const kLayouts[] = {"classic<3>",          "cbf<4>",
                                 "fast_multiblock32<8>", "fast_multiblock64<5>/1",
                                 "3*fast_multiblock32<2>/2", "block<uint64[8],7>/8"};
 
+// The class the seeds of version 2 record (they hold hashed integers).
+const sketch::ItemClass kIntegers{sketch::ItemClassCode::integer, 0};
+
 // A few hundred bits of each layout, with items in them.
 void bloom_values() {
     for (const char* spec : kLayouts) {
@@ -69,6 +72,10 @@ void bloom_values() {
         std::memcpy(value.data() + sb::kHeaderBytes, f.bits(), g.bytes);
         seed("bloom_binary", spec, value);
         seed("bloom_text", spec, text_of(value));
+        // version 2: the same filter, recording that its items are integers
+        sb::write_header(value.data(), g, 42, kIntegers);
+        seed("bloom_binary", std::string(spec) + "_v2", value);
+        seed("bloom_text", std::string(spec) + "_v2", text_of(value));
     }
 }
 
@@ -82,6 +89,9 @@ void cbf_values() {
         const std::string name = "m" + std::to_string(g.m) + "_k" + std::to_string(g.k);
         seed("cbf_binary", name, value);
         seed("cbf_text", name, text_of(value));
+        cbf::write_header(value.data(), g, kIntegers);  // version 2: items recorded as integers
+        seed("cbf_binary", name + "_v2", value);
+        seed("cbf_text", name + "_v2", text_of(value));
     }
 }
 

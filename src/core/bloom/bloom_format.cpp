@@ -19,25 +19,25 @@ void put(uint8_t* p, T v) {
 }
 }  // namespace
 
-void write_header(uint8_t* out, const Geometry& g, uint64_t seed) {
-    out[0] = kFormatVersion;
+void write_header(uint8_t* out, const Geometry& g, uint64_t seed, ItemClass item) {
+    out[0] = item.known() ? 2 : 1;
     out[1] = uint8_t(g.layout.kind);
     out[2] = uint8_t(g.layout.block);
     out[3] = uint8_t(g.layout.k);
     out[4] = uint8_t(g.layout.kp);
-    out[5] = 0;
+    out[5] = uint8_t(item.code);
     put<uint16_t>(out + 6, uint16_t(g.layout.stride));
-    put<uint32_t>(out + 8, 0);
+    put<uint32_t>(out + 8, item.type);
     put<uint64_t>(out + 12, g.bits());
     put<uint64_t>(out + 20, seed);
 }
 
 Header read_header(const uint8_t* in, size_t len, Errc code) {
     if (len < kHeaderBytes) fail(code, "invalid bloom value: %zu bytes is shorter than its %zu-byte header", len, kHeaderBytes);
-    if (in[0] != kFormatVersion) fail(code, "invalid bloom value: unsupported format version %u (expected %u)", in[0], kFormatVersion);
+    if (in[0] == 0 || in[0] > kFormatVersion)
+        fail(code, "invalid bloom value: unsupported format version %u (this build reads versions 1 to %u)", in[0], kFormatVersion);
     if (in[1] > uint8_t(Kind::cbf)) fail(code, "invalid bloom value: unknown layout kind %u", in[1]);
     if (in[2] >= kBlockTypes) fail(code, "invalid bloom value: unknown block type %u", in[2]);
-    if (in[5] != 0) fail(code, "invalid bloom value: reserved byte is %u, not 0", in[5]);
     Layout l;
     l.kind = Kind(in[1]);
     l.block = BlockType(in[2]);
@@ -53,8 +53,13 @@ Header read_header(const uint8_t* in, size_t len, Errc code) {
     } catch (const Error& e) {
         fail(code, "invalid bloom value: %s", e.what());
     }
-    if (const uint32_t reserved = get<uint32_t>(in + 8); reserved != 0)
-        fail(code, "invalid bloom value: reserved header field must be 0, got %u", reserved);
+    const uint32_t item_type = get<uint32_t>(in + 8);
+    if (in[0] == 1) {
+        if (in[5] != 0) fail(code, "invalid bloom value: reserved byte is %u, not 0", in[5]);
+        if (item_type != 0) fail(code, "invalid bloom value: reserved header field must be 0, got %u", item_type);
+    } else if (!decode_item_class(in[5], item_type, &h.item) || !h.item.known()) {
+        fail(code, "invalid bloom value: item class %u with type %u is not one this build knows", in[5], item_type);
+    }
     h.seed = get<uint64_t>(in + 20);
     return h;
 }

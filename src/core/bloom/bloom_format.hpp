@@ -2,14 +2,14 @@
 // casts and text I/O (as hex). All fields little endian:
 //
 //   offset size field
-//        0    1 format version (1)
+//        0    1 format version: 1 without an item class, 2 with one
 //        1    1 kind: 0 block, 1 multiblock, 2 fast_multiblock32, 3 fast_multiblock64, 4 cbf
 //        2    1 block type: 0 uint8, 1 uint16, 2 uint32, 3 uint64, 4 uint64[2], 5 uint64[4], 6 uint64[8]
 //        3    1 K (1..32)
 //        4    1 K' (1..32; cbf: 1)
-//        5    1 reserved, 0
+//        5    1 item class code (item_class.hpp; version 1: 0)
 //        6    2 stride in bytes (0 = natural)
-//        8    4 reserved, 0
+//        8    4 item class type (version 1: 0)
 //       12    8 capacity in bits (a multiple of 8, consistent with the layout)
 //       20    8 hash seed
 //       28      the bit array, capacity / 8 bytes
@@ -22,19 +22,23 @@
 #include <cstdint>
 
 #include "bloom/bloom.hpp"
+#include "item_class.hpp"
 
 namespace sketch {
 namespace bloom {
 
 constexpr size_t kHeaderBytes = 28;
-constexpr uint8_t kFormatVersion = 1;
+// A value without an item class is written as version 1, byte for byte what
+// builds before classes wrote; one with a class as version 2.
+constexpr uint8_t kFormatVersion = 2;
 
 struct Header {
     Geometry geometry;
     uint64_t seed = 0;
+    ItemClass item;
 };
 
-void write_header(uint8_t* out, const Geometry& g, uint64_t seed);
+void write_header(uint8_t* out, const Geometry& g, uint64_t seed, ItemClass item = {});
 // Decodes and validates the header fields (not the length that follows);
 // throws `code` with a message saying what is wrong.
 Header read_header(const uint8_t* in, size_t len, Errc code);

@@ -240,6 +240,10 @@ double expected_fpr(const Geometry& g, double n) {
     return std::pow(-std::expm1(-static_cast<double>(g.k) * n / static_cast<double>(g.m)), g.k);
 }
 
+double fill_fpr(const Geometry& g, uint64_t set) {
+    return std::pow(static_cast<double>(set) / static_cast<double>(g.m), g.k);
+}
+
 void to_bits(const Geometry& g, const uint8_t* counters, uint64_t* bits) {
     const uint64_t words = g.m / 64;  // each output word covers 64 counters, 32 bytes
     for (uint64_t w = 0; w < words; ++w) {

@@ -82,6 +82,9 @@ uint64_t counters_saturated(const Geometry& g, const uint8_t* counters);
 double estimate_count(const Geometry& g, uint64_t set);
 // The rate the formula predicts after n distinct adds: (1 - e^{-kn/m})^k.
 double expected_fpr(const Geometry& g, double n);
+// The rate of the filter as it is, from its fill: (set/m)^k, the chance that
+// k probes of an item never added all land on nonzero counters.
+double fill_fpr(const Geometry& g, uint64_t set);
 
 // Projection onto a classic Bloom filter of the same m and k: writes all m/64
 // words of `bits` (bit i & 63 of word i >> 6 is set iff counter i is nonzero).

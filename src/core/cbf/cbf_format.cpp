@@ -36,25 +36,26 @@ inline uint64_t get64(const uint8_t* p) {
 
 }  // namespace
 
-void write_header(uint8_t* out, const Geometry& g) {
-    out[0] = kFormatVersion;
+void write_header(uint8_t* out, const Geometry& g, ItemClass item) {
+    out[0] = item.known() ? 2 : 1;
     out[1] = static_cast<uint8_t>(g.k);
     out[2] = g.scheme;
     out[3] = 0;
     put32(out + 4, 0);
+    out[4] = static_cast<uint8_t>(item.code);
     put64(out + 8, g.m);
     put64(out + 16, g.capacity);
     uint64_t fpr_bits;
     std::memcpy(&fpr_bits, &g.fpr, 8);
     put64(out + 24, fpr_bits);
     put64(out + 32, g.seed);
-    put32(out + 40, 0);
+    put32(out + 40, item.type);
 }
 
 View read_value(uint8_t* data, size_t len, uint64_t max_counters, Errc code) {
     if (len < kHeaderBytes) fail(code, "counting Bloom filter value is %zu bytes, shorter than its %zu-byte header", len, kHeaderBytes);
-    if (data[0] != kFormatVersion)
-        fail(code, "unsupported counting Bloom filter format version %u (this build reads version %u)",
+    if (data[0] == 0 || data[0] > kFormatVersion)
+        fail(code, "unsupported counting Bloom filter format version %u (this build reads versions 1 to %u)",
              static_cast<unsigned>(data[0]), static_cast<unsigned>(kFormatVersion));
     View v;
     v.g.k = data[1];
@@ -65,7 +66,13 @@ View read_value(uint8_t* data, size_t len, uint64_t max_counters, Errc code) {
     std::memcpy(&v.g.fpr, &fpr_bits, 8);
     v.g.seed = get64(data + 32);
     if (data[3] != 0) fail(code, "counting Bloom filter header has unknown flags 0x%02x", data[3]);
-    if (get32(data + 4) != 0 || get32(data + 40) != 0) fail(code, "counting Bloom filter header has nonzero reserved bytes");
+    const uint8_t item_code = data[4];
+    const uint32_t item_type = get32(data + 40);
+    if (data[5] != 0 || data[6] != 0 || data[7] != 0 || (data[0] == 1 && (item_code != 0 || item_type != 0)))
+        fail(code, "counting Bloom filter header has nonzero reserved bytes");
+    if (data[0] == 2 && (!decode_item_class(item_code, item_type, &v.item) || !v.item.known()))
+        fail(code, "counting Bloom filter header has item class %u with type %u, not one this build knows",
+             static_cast<unsigned>(item_code), static_cast<unsigned>(item_type));
     check_geometry(v.g, max_counters, code);
     const size_t expected = value_bytes(v.g);
     if (len != expected)

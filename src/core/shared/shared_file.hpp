@@ -61,6 +61,10 @@ struct FileHeader {
     // -- mutable, each group on its own cache line --
     alignas(64) uint32_t flags;  // Flag bits
     uint32_t acl_generation;     // bumped when privileges change
+    // The class of the items (item_class_word; 0: none yet, and in files of
+    // earlier builds, where these bytes were zero padding). Set once, by the
+    // first add (record_item_class), never changed after.
+    uint64_t item_class;
     // Write-path calls: this word plus the op stripes (see add_ops). A copy
     // (export, attach) carries the total here and clear stripes.
     alignas(64) uint64_t ops;
@@ -210,6 +214,14 @@ inline void set_flags(FileHeader* h, uint32_t bits) { __atomic_fetch_or(&h->flag
 // written whole).
 inline const uint64_t* op_stripe(const FileHeader* h, uint32_t i) {
     return reinterpret_cast<const uint64_t*>(reinterpret_cast<const uint8_t*>(h) + kOpStripesOffset + 64 * i);
+}
+// The object's item class word, and its recording: stores word if none is
+// recorded yet; returns the word recorded (word, or the one that won).
+inline uint64_t load_item_class(const FileHeader* h) { return __atomic_load_n(&h->item_class, __ATOMIC_ACQUIRE); }
+inline uint64_t record_item_class(FileHeader* h, uint64_t word) {
+    uint64_t seen = 0;
+    if (__atomic_compare_exchange_n(&h->item_class, &seen, word, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return word;
+    return seen;
 }
 inline uint64_t load_ops(const FileHeader* h) {
     uint64_t n = __atomic_load_n(&h->ops, __ATOMIC_RELAXED);

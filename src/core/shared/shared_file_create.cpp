@@ -360,6 +360,7 @@ void copy_file(const std::string& from, const std::string& to, const char* label
     nh->checksum = header_checksum(*nh);
     nh->flags = h.flags & kFrozen;
     nh->ops = h.ops;
+    nh->item_class = h.item_class;
     nh->created_run = run;
     if (!pwrite_full(out.fd, head.data(), head.size(), 0)) abandon("write", errno);
     if (fdatasync(out.fd) != 0) abandon("sync", errno);

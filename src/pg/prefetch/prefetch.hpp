@@ -80,11 +80,12 @@ inline struct varlena* value_as_read(Datum filter, FetchedFilter* f, MemoryConte
     return VARATT_IS_4B_U(raw) ? raw : nullptr;
 }
 
-// The target of a bloom or cbf value argument (value_as_read). False when
-// there is nothing to prefetch (no value to read yet, a header the function
-// will reject).
-bool bloom_value_target(Datum filter, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t);
-bool cbf_value_target(Datum filter, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t);
+// The target of a bloom or cbf value argument (value_as_read) for items of
+// the hasher's type. False when there is nothing to prefetch (no value to
+// read yet, a header the function will reject, a filter of items of another
+// class, which the function refuses).
+bool bloom_value_target(Datum filter, const ItemHasher* hasher, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t);
+bool cbf_value_target(Datum filter, const ItemHasher* hasher, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t);
 // A shared object this backend has opened for (need) before (find_opened).
 bool shared_bloom_target(const char* name, int len, uint8 need, PrefetchTarget* t);
 bool shared_cbf_target(const char* name, int len, uint8 need, PrefetchTarget* t);

@@ -188,8 +188,8 @@ void resolve(PrefetchScanState* st, Probe* p) {
     if (!filter_value(st, p, &d)) return;
     MemoryContext cxt = st->css.ss.ps.state->es_query_cxt;
     switch (kind) {
-        case Kind::bloom_value: p->resolved = bloom_value_target(d, &p->fetched, cxt, &p->target); break;
-        case Kind::cbf_value: p->resolved = cbf_value_target(d, &p->fetched, cxt, &p->target); break;
+        case Kind::bloom_value: p->resolved = bloom_value_target(d, &p->hasher, &p->fetched, cxt, &p->target); break;
+        case Kind::cbf_value: p->resolved = cbf_value_target(d, &p->hasher, &p->fetched, cxt, &p->target); break;
         case Kind::shared_bloom:
         case Kind::shared_cbf: {
             auto* v = reinterpret_cast<struct varlena*>(DatumGetPointer(d));  // the object's name

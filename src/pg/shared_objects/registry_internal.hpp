@@ -74,7 +74,8 @@ struct CatalogRow {
 };
 bool read_catalog(const char* name, CatalogRow* row);
 bool committed_file_id(const char* name, uint64* file_id);
-void insert_catalog(const char* name, sketch::shared::Kind kind, uint64 file_id, bool readonly);
+// False when an object of that name exists and if_not_exists (else 42710).
+bool insert_catalog(const char* name, sketch::shared::Kind kind, uint64 file_id, bool readonly, bool if_not_exists = false);
 void change_grant(const char* name, Oid role, const char* privilege, bool grant);
 
 // ---- shared_lifecycle.cpp ----

@@ -11,8 +11,10 @@
 #include "bloom/bloom_format.hpp"
 #include "bloom/shared_bloom_format.hpp"
 #include "types/bloom_value.hpp"
+#include "array_items.hpp"
 #include "guard.hpp"
 #include "prefetch/prefetch.hpp"
+#include "shared_objects/shared_items.hpp"
 #include "shared_objects/shared_registry.hpp"
 
 extern "C" {
@@ -72,8 +74,8 @@ ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
     return ss::open_cached(fcinfo, PG_GETARG_TEXT_PP(0), kBloom, need);
 }
 
-void create_with(const char* name, const sb::Geometry& g, uint64_t seed, uint64_t n, double fpr,
-                 const uint8_t* bits) {
+bool create_with(const char* name, const sb::Geometry& g, uint64_t seed, uint64_t n, double fpr,
+                 const uint8_t* bits, bool if_not_exists = false) {
     const sbf::StoredGeometry s = sbf::to_stored(g, seed, n, fpr);
     const uint64_t payload = sbf::payload_bytes(g);
     uint8_t* initial = nullptr;
@@ -81,13 +83,15 @@ void create_with(const char* name, const sb::Geometry& g, uint64_t seed, uint64_
         initial = static_cast<uint8_t*>(sketch_pg::palloc0_large(payload));
         memcpy(initial, bits, g.bytes);
     }
-    ss::create_object(name, sh::Kind::bloom, reinterpret_cast<const uint8_t*>(&s), sizeof s, payload, initial);
+    return ss::create_object(name, sh::Kind::bloom, reinterpret_cast<const uint8_t*>(&s), sizeof s, payload, initial,
+                             if_not_exists);
 }
 
 struct Value {
     struct varlena* v;
     sb::Geometry g;
     uint64_t seed;
+    sketch::ItemClass item;
 };
 
 Value read_value_arg(FunctionCallInfo fcinfo, int argno) {
@@ -98,7 +102,7 @@ Value read_value_arg(FunctionCallInfo fcinfo, int argno) {
     });
     if (len != sketch_pg::bloom_plain_size(h.geometry))
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("malformed bloom value")));
-    return Value{v, h.geometry, h.seed};
+    return Value{v, h.geometry, h.seed, h.item};
 }
 
 }  // namespace
@@ -118,20 +122,33 @@ bool sketch_pg::shared_bloom_target(const char* name, int len, uint8 need, Prefe
     }
 }
 
-SKETCH_FUNCTION(shared_bloom_create) {
-    if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2)) PG_RETURN_NULL();
+// shared_bloom_create's arguments name, n, fpr and layout (at layout_arg;
+// NULL: the default) make an object; false when the name is taken and
+// if_not_exists.
+static bool create_from_args(FunctionCallInfo fcinfo, int layout_arg, bool if_not_exists) {
     char name[64];
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);
     const int64 n = PG_GETARG_INT64(1);
     const double fpr = PG_GETARG_FLOAT8(2);
-    const char* layout = PG_ARGISNULL(3) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(3));
+    const char* layout = PG_ARGISNULL(layout_arg) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(layout_arg));
     sb::Geometry g = sketch_pg::guarded([&] {
         sb::check_n_fpr(double(n), fpr);
         sb::Layout l = layout != nullptr ? sb::parse_layout(layout) : sb::default_layout(uint64_t(n), fpr);
         return sb::capacity_for(uint64_t(n), fpr, l);
     });
-    create_with(name, g, 0, uint64_t(n), fpr, nullptr);
+    return create_with(name, g, 0, uint64_t(n), fpr, nullptr, if_not_exists);
+}
+
+SKETCH_FUNCTION(shared_bloom_create) {
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2)) PG_RETURN_NULL();
+    create_from_args(fcinfo, 3, false);
     PG_RETURN_VOID();
+}
+
+// shared_bloom_create(name, n, fpr, if_not_exists [, layout]): whether it created.
+SKETCH_FUNCTION(shared_bloom_create_if_not_exists) {
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3)) PG_RETURN_NULL();
+    PG_RETURN_BOOL(create_from_args(fcinfo, 4, PG_GETARG_BOOL(3)));
 }
 
 SKETCH_FUNCTION(shared_bloom_create_from) {
@@ -139,6 +156,7 @@ SKETCH_FUNCTION(shared_bloom_create_from) {
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);
     Value v = read_value_arg(fcinfo, 1);
     create_with(name, v.g, v.seed, 0, 0, sketch_pg::bloom_bits(v.v));
+    ss::record_object_items(ss::open_object(name, kBloom, ss::kWrite), v.item, "create a shared object");
     PG_RETURN_VOID();
 }
 
@@ -146,6 +164,7 @@ SKETCH_FUNCTION(shared_bloom_add) {
     ss::Entry* e = ss::open_unless_null(fcinfo, kBloom, ss::kWrite);
     if (e == nullptr) PG_RETURN_NULL();
     ss::check_mutable(e);
+    ss::check_object_items(fcinfo, e, 1, sketch_pg::ItemUse::add, false, "shared_bloom_add_many");
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, p.seed);
     const bool fresh = ss::add_hashes_shared(e, &h, 1, [&](const sketch::Hash128& x) {
@@ -158,6 +177,7 @@ SKETCH_FUNCTION(shared_bloom_add_many) {
     ss::Entry* e = ss::open_unless_null(fcinfo, kBloom, ss::kWrite);
     if (e == nullptr) PG_RETURN_NULL();
     ss::check_mutable(e);
+    ss::check_object_items(fcinfo, e, 1, sketch_pg::ItemUse::add, true, nullptr);
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
     int count;
     const sketch::Hash128* hashes = ss::hash_array_arg(fcinfo, 1, p.seed, &count);
@@ -171,10 +191,26 @@ SKETCH_FUNCTION(shared_bloom_add_many) {
 SKETCH_FUNCTION(shared_bloom_contains) {
     ss::Entry* e = ss::open_unless_null(fcinfo, kBloom, ss::kRead);
     if (e == nullptr) PG_RETURN_NULL();
+    ss::check_object_items(fcinfo, e, 1, sketch_pg::ItemUse::lookup, false, "shared_bloom_contains_many");
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, p.seed);
     if (ss::is_frozen(e)) PG_RETURN_BOOL(sb::contains(p.g, e->map.payload(), h));
     PG_RETURN_BOOL(sb::contains_concurrent(p.g, e->map.payload(), h));
+}
+
+// shared_bloom_contains_many(name, items): shared_bloom_contains of each element.
+SKETCH_FUNCTION(shared_bloom_contains_many) {
+    ss::Entry* e = ss::open_unless_null(fcinfo, kBloom, ss::kRead);
+    if (e == nullptr) PG_RETURN_NULL();
+    ss::check_object_items(fcinfo, e, 1, sketch_pg::ItemUse::lookup, true, nullptr);
+    const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
+    ArrayType* items = PG_GETARG_ARRAYTYPE_P(1);
+    const sketch_pg::ItemHasher* hasher = ss::cached_hasher_for_elements(fcinfo, items);
+    const bool frozen = ss::is_frozen(e);
+    PG_RETURN_ARRAYTYPE_P(sketch_pg::answers_for(items, [&](Datum item) {
+        const sketch::Hash128 h = sketch_pg::hash_item(hasher, item, p.seed);
+        return frozen ? sb::contains(p.g, e->map.payload(), h) : sb::contains_concurrent(p.g, e->map.payload(), h);
+    }));
 }
 
 SKETCH_FUNCTION(shared_bloom_clear) {
@@ -203,6 +239,7 @@ SKETCH_FUNCTION(shared_bloom_merge) {
                                   theirs, (unsigned long long)v.g.bits(), (long long)v.seed, ours,
                                   (unsigned long long)p.g.bits(), (long long)p.seed)));
     }
+    ss::record_object_items(e, v.item, psprintf("merge a bloom filter into shared object \"%s\"", e->name));
     ss::change_exclusive(e, [&] { sb::union_into(e->map.payload(), sketch_pg::bloom_bits(v.v), p.g.bytes); });
     PG_RETURN_VOID();
 }
@@ -210,7 +247,7 @@ SKETCH_FUNCTION(shared_bloom_merge) {
 SKETCH_FUNCTION(shared_bloom_snapshot) {
     ss::Entry* e = open_arg(fcinfo, ss::kRead);
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
-    struct varlena* out = sketch_pg::bloom_value_new(p.g, p.seed);  // before the lock: palloc may raise
+    struct varlena* out = sketch_pg::bloom_value_new(p.g, p.seed, ss::object_items(e));  // before the lock: palloc may raise
     ss::read_exclusive(e, [&] { memcpy(sketch_pg::bloom_bits(out), e->map.payload(), p.g.bytes); });
     PG_RETURN_POINTER(out);
 }

@@ -209,7 +209,7 @@ bool committed_file_id(const char* name, uint64* file_id) {
     return found;
 }
 
-void insert_catalog(const char* name, sh::Kind kind, uint64 file_id, bool readonly) {
+bool insert_catalog(const char* name, sh::Kind kind, uint64 file_id, bool readonly, bool if_not_exists) {
     refuse_if_dropped_here(name);
     const Oid owner = GetUserId();  // before switching to the catalog's owner
     AsCatalogOwner s;
@@ -223,8 +223,13 @@ void insert_catalog(const char* name, sh::Kind kind, uint64 file_id, bool readon
         5, types, values, false);
     bool inserted = SPI_processed == 1;
     end_catalog(&s);
+    if (!inserted && if_not_exists) {
+        ereport(NOTICE, (errcode(ERRCODE_DUPLICATE_OBJECT), errmsg("shared object \"%s\" already exists, skipping", name)));
+        return false;
+    }
     if (!inserted)
         ereport(ERROR, (errcode(ERRCODE_DUPLICATE_OBJECT), errmsg("shared object \"%s\" already exists", name)));
+    return true;
 }
 
 // Adds or removes a grant row; the owner (or a superuser) only.

@@ -11,8 +11,10 @@
 #include "cbf/cbf.hpp"
 #include "cbf/cbf_format.hpp"
 #include "cbf/shared_cbf_format.hpp"
+#include "array_items.hpp"
 #include "guard.hpp"
 #include "prefetch/prefetch.hpp"
+#include "shared_objects/shared_items.hpp"
 #include "shared_objects/shared_registry.hpp"
 
 extern "C" {
@@ -60,10 +62,10 @@ ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
     return ss::open_cached(fcinfo, PG_GETARG_TEXT_PP(0), kCbf, need);
 }
 
-void create_with(const char* name, const cbf::Geometry& g, const uint8_t* counters) {
+bool create_with(const char* name, const cbf::Geometry& g, const uint8_t* counters, bool if_not_exists = false) {
     const scf::StoredGeometry s = scf::to_stored(g);
-    ss::create_object(name, sh::Kind::cbf, reinterpret_cast<const uint8_t*>(&s), sizeof s, g.counter_bytes(),
-                      counters);
+    return ss::create_object(name, sh::Kind::cbf, reinterpret_cast<const uint8_t*>(&s), sizeof s, g.counter_bytes(),
+                             counters, if_not_exists);
 }
 
 }  // namespace
@@ -79,15 +81,24 @@ bool sketch_pg::shared_cbf_target(const char* name, int len, uint8 need, Prefetc
     return true;
 }
 
-SKETCH_FUNCTION(shared_cbf_create) {
+// shared_cbf_create's arguments name, capacity and fpr (at fpr_arg) make
+// an object; false when the name is taken and if_not_exists.
+static bool create_from_args(FunctionCallInfo fcinfo, int fpr_arg, bool if_not_exists) {
     char name[64];
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);
     const int64 capacity = PG_GETARG_INT64(1);
-    const double fpr = PG_GETARG_FLOAT8(2);
+    const double fpr = PG_GETARG_FLOAT8(fpr_arg);
     cbf::Geometry g = sketch_pg::guarded([&] { return cbf::geometry_for(capacity, fpr, cbf::kMaxCounters); });
-    create_with(name, g, nullptr);
+    return create_with(name, g, nullptr, if_not_exists);
+}
+
+SKETCH_FUNCTION(shared_cbf_create) {
+    create_from_args(fcinfo, 2, false);
     PG_RETURN_VOID();
 }
+
+// shared_cbf_create(name, capacity, fpr, if_not_exists): whether it created.
+SKETCH_FUNCTION(shared_cbf_create_if_not_exists) { PG_RETURN_BOOL(create_from_args(fcinfo, 2, PG_GETARG_BOOL(3))); }
 
 SKETCH_FUNCTION(shared_cbf_create_from) {
     char name[64];
@@ -98,6 +109,7 @@ SKETCH_FUNCTION(shared_cbf_create_from) {
                                sketch::Errc::corrupted);
     });
     create_with(name, view.g, view.counters);
+    ss::record_object_items(ss::open_object(name, kCbf, ss::kWrite), view.item, "create a shared object");
     PG_RETURN_VOID();
 }
 
@@ -105,6 +117,7 @@ SKETCH_FUNCTION(shared_cbf_add) {
     ss::Entry* e = ss::open_unless_null(fcinfo, kCbf, ss::kWrite);
     if (e == nullptr) PG_RETURN_NULL();
     ss::check_mutable(e);
+    ss::check_object_items(fcinfo, e, 1, sketch_pg::ItemUse::add, false, "shared_cbf_add_many");
     const cbf::Geometry g = geometry(e);
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
     cbf::prefetch(g, e->map.payload(), h);  // the misses overlap the lock acquisition
@@ -118,6 +131,7 @@ SKETCH_FUNCTION(shared_cbf_add_many) {
     ss::Entry* e = ss::open_unless_null(fcinfo, kCbf, ss::kWrite);
     if (e == nullptr) PG_RETURN_NULL();
     ss::check_mutable(e);
+    ss::check_object_items(fcinfo, e, 1, sketch_pg::ItemUse::add, true, nullptr);
     const cbf::Geometry g = geometry(e);
     int count;
     const sketch::Hash128* hashes = ss::hash_array_arg(fcinfo, 1, g.seed, &count);
@@ -131,15 +145,32 @@ SKETCH_FUNCTION(shared_cbf_add_many) {
 SKETCH_FUNCTION(shared_cbf_contains) {
     ss::Entry* e = ss::open_unless_null(fcinfo, kCbf, ss::kRead);
     if (e == nullptr) PG_RETURN_NULL();
+    ss::check_object_items(fcinfo, e, 1, sketch_pg::ItemUse::lookup, false, "shared_cbf_contains_many");
     const cbf::Geometry g = geometry(e);
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
     if (ss::is_frozen(e)) PG_RETURN_BOOL(cbf::contains(g, e->map.payload(), h));
     PG_RETURN_BOOL(cbf::contains_atomic(g, e->map.payload(), h));
 }
 
+// shared_cbf_contains_many(name, items): shared_cbf_contains of each element.
+SKETCH_FUNCTION(shared_cbf_contains_many) {
+    ss::Entry* e = ss::open_unless_null(fcinfo, kCbf, ss::kRead);
+    if (e == nullptr) PG_RETURN_NULL();
+    ss::check_object_items(fcinfo, e, 1, sketch_pg::ItemUse::lookup, true, nullptr);
+    const cbf::Geometry g = geometry(e);
+    ArrayType* items = PG_GETARG_ARRAYTYPE_P(1);
+    const sketch_pg::ItemHasher* hasher = ss::cached_hasher_for_elements(fcinfo, items);
+    const bool frozen = ss::is_frozen(e);
+    PG_RETURN_ARRAYTYPE_P(sketch_pg::answers_for(items, [&](Datum item) {
+        const sketch::Hash128 h = sketch_pg::hash_item(hasher, item, g.seed);
+        return frozen ? cbf::contains(g, e->map.payload(), h) : cbf::contains_atomic(g, e->map.payload(), h);
+    }));
+}
+
 SKETCH_FUNCTION(shared_cbf_count_of) {
     ss::Entry* e = ss::open_unless_null(fcinfo, kCbf, ss::kRead);
     if (e == nullptr) PG_RETURN_NULL();
+    ss::check_object_items(fcinfo, e, 1, sketch_pg::ItemUse::lookup, false, nullptr);
     const cbf::Geometry g = geometry(e);
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
     if (ss::is_frozen(e)) PG_RETURN_INT32(int32(cbf::count_of(g, e->map.payload(), h)));
@@ -150,6 +181,7 @@ SKETCH_FUNCTION(shared_cbf_remove) {
     ss::Entry* e = ss::open_unless_null(fcinfo, kCbf, ss::kWrite);
     if (e == nullptr) PG_RETURN_NULL();
     ss::check_mutable(e);
+    ss::check_object_items(fcinfo, e, 1, sketch_pg::ItemUse::lookup, false, nullptr);
     const cbf::Geometry g = geometry(e);
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
     bool removed = false;
@@ -186,6 +218,7 @@ SKETCH_FUNCTION(shared_cbf_merge) {
                                "(%llu counters, %u hashes)",
                                (unsigned long long)other.g.m, other.g.k, e->name, (unsigned long long)g.m, g.k),
                         errhint("Both must be created with the same capacity and fpr.")));
+    ss::record_object_items(e, other.item, psprintf("merge a counting Bloom filter into shared object \"%s\"", e->name));
     ss::change_exclusive(e, [&] { cbf::merge(g, e->map.payload(), other.counters); });
     PG_RETURN_VOID();
 }
@@ -208,7 +241,7 @@ SKETCH_FUNCTION(shared_cbf_snapshot) {
     auto* out = static_cast<varlena*>(sketch_pg::palloc_large(len));  // before the lock: palloc may raise
     SET_VARSIZE(out, len);
     auto* bytes = reinterpret_cast<uint8_t*>(VARDATA(out));
-    cbf::write_header(bytes, g);
+    cbf::write_header(bytes, g, ss::object_items(e));
     ss::read_exclusive(e, [&] { memcpy(bytes + cbf::kHeaderBytes, e->map.payload(), g.counter_bytes()); });
     PG_RETURN_POINTER(out);
 }

@@ -282,14 +282,15 @@ static void check_size_limit(const char* name, uint64 file_bytes) {
 // value, an attach), before anything is touched: the size limit, then the
 // catalog row, the pending action that removes the file if the transaction
 // rolls back (pushed before the file exists) and the database's folder.
-// Returns the new file's id; `path` receives its path.
+// Returns the new file's id (0: the name is taken and if_not_exists); `path`
+// receives its path.
 static uint64 begin_new_object(const char* name, sh::Kind kind, uint64 file_bytes, bool readonly, char* path,
-                               size_t pathlen) {
+                               size_t pathlen, bool if_not_exists = false) {
     ensure_setup();
     refuse_in_read_only("create", name);
     check_size_limit(name, file_bytes);
     const uint64 file_id = new_file_id();
-    insert_catalog(name, kind, file_id, readonly);
+    if (!insert_catalog(name, kind, file_id, readonly, if_not_exists)) return 0;
     push_pending(Pending::created, name, file_id);
     local_epoch++;
     ensure_db_directory();
@@ -297,10 +298,12 @@ static uint64 begin_new_object(const char* name, sh::Kind kind, uint64 file_byte
     return file_id;
 }
 
-void create_object(const char* name, sh::Kind kind, const uint8_t* geometry, uint32_t geometry_len,
-                   uint64_t payload_bytes, const uint8_t* initial_payload) {
+bool create_object(const char* name, sh::Kind kind, const uint8_t* geometry, uint32_t geometry_len,
+                   uint64_t payload_bytes, const uint8_t* initial_payload, bool if_not_exists) {
     char path[MAXPGPATH];
-    const uint64 file_id = begin_new_object(name, kind, sh::file_bytes(payload_bytes), false, path, sizeof path);
+    const uint64 file_id =
+        begin_new_object(name, kind, sh::file_bytes(payload_bytes), false, path, sizeof path, if_not_exists);
+    if (file_id == 0) return false;
     sh::CreateSpec spec{};
     spec.kind = kind;
     spec.geometry = geometry;
@@ -331,6 +334,7 @@ void create_object(const char* name, sh::Kind kind, const uint8_t* geometry, uin
         ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED),
                         errmsg("creation of shared object \"%s\" was interrupted", name)));
     }
+    return true;
 }
 
 void watch_extension_drop() {

@@ -63,6 +63,7 @@ struct CallCache {
     uint32 kind;
     uint8 need;
     ItemHasher hasher;
+    uint64 items_checked;  // file_id of the object whose item class this call site checked (shared_items.hpp)
 };
 
 // Checks a name (letters, digits, _ - ., at most 63 bytes, not starting
@@ -195,8 +196,10 @@ void read_exclusive(Entry* e, Read read) {
 // Creates a catalog row and the file (transactionally: the file is removed
 // if the transaction, or subtransaction, rolls back). A file larger than
 // sketchshare.max_shared_object_size is refused (54000) before either.
-void create_object(const char* name, sketch::shared::Kind kind, const uint8_t* geometry, uint32_t geometry_len,
-                   uint64_t payload_bytes, const uint8_t* initial_payload);
+// Returns false, having done nothing but a NOTICE, when the name is taken and
+// if_not_exists (else 42710).
+bool create_object(const char* name, sketch::shared::Kind kind, const uint8_t* geometry, uint32_t geometry_len,
+                   uint64_t payload_bytes, const uint8_t* initial_payload, bool if_not_exists = false);
 
 // Installs the hook that sees a drop of the extension, whatever command
 // reaches it, and removes the objects' files when that drop commits (from

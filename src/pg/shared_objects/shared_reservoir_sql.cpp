@@ -353,19 +353,30 @@ constexpr int kAddChunk = 1024;
 
 }  // namespace
 
-SKETCH_FUNCTION(shared_reservoir_create) {
+// shared_reservoir_create's arguments name, k, item_size and weighted (from
+// argument `rest`) make an object; false when the name is taken and
+// if_not_exists.
+static bool create_from_args(FunctionCallInfo fcinfo, int rest, bool if_not_exists) {
     char name[64];
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);
     const int32 k = PG_GETARG_INT32(1);
-    const int32 item_size = PG_GETARG_INT32(2);
-    const bool weighted = PG_GETARG_BOOL(3);
+    const int32 item_size = PG_GETARG_INT32(rest);
+    const bool weighted = PG_GETARG_BOOL(rest + 1);
     uint64 seed = 0;
     if (!pg_strong_random(&seed, sizeof seed)) elog(ERROR, "could not generate a random seed");
     sr::Geometry g = sketch_pg::guarded([&] { return sr::make_geometry(k, item_size, weighted, seed); });
-    ss::create_object(name, sh::Kind::reservoir, reinterpret_cast<const uint8_t*>(&g), sizeof g,
-                      sr::payload_bytes(g), nullptr);
+    return ss::create_object(name, sh::Kind::reservoir, reinterpret_cast<const uint8_t*>(&g), sizeof g,
+                             sr::payload_bytes(g), nullptr, if_not_exists);
+}
+
+SKETCH_FUNCTION(shared_reservoir_create) {
+    create_from_args(fcinfo, 2, false);
     PG_RETURN_VOID();
 }
+
+// shared_reservoir_create(name, k, item_size, weighted, if_not_exists):
+// whether it created.
+SKETCH_FUNCTION(shared_reservoir_create_if_not_exists) { PG_RETURN_BOOL(create_from_args(fcinfo, 2, PG_GETARG_BOOL(4))); }
 
 SKETCH_FUNCTION(shared_reservoir_add) { return add_one(fcinfo, false); }
 

@@ -25,6 +25,8 @@
 #include "prefetch/prefetch.hpp"
 #include "types/fetched_filters.hpp"
 #include "item_hash.hpp"
+#include "item_types.hpp"
+#include "array_items.hpp"
 
 extern "C" {
 #include "access/detoast.h"
@@ -40,11 +42,11 @@ using sketch::Hash128;
 
 namespace sketch_pg {
 
-struct varlena* bloom_value_new(const sb::Geometry& g, uint64_t seed) {
+struct varlena* bloom_value_new(const sb::Geometry& g, uint64_t seed, sketch::ItemClass item) {
     const size_t size = bloom_plain_size(g);
     auto* v = static_cast<struct varlena*>(palloc0_large(size));
     SET_VARSIZE(v, size);
-    sb::write_header(bloom_header(v), g, seed);
+    sb::write_header(bloom_header(v), g, seed, item);
     return v;
 }
 
@@ -74,6 +76,7 @@ struct Opened {
     struct varlena* v;
     sb::Geometry g;
     uint64_t seed;
+    sketch::ItemClass item;
 };
 
 // The header of a detoasted value, checked against its length; throws
@@ -91,20 +94,22 @@ sb::Header checked_header(struct varlena* v) {
 // Validates the header of a detoasted value against its length.
 Opened inspect(struct varlena* v) {
     const sb::Header h = guarded([&] { return checked_header(v); });
-    return Opened{v, h.geometry, h.seed};
+    return Opened{v, h.geometry, h.seed, h.item};
 }
 
 // A value ready to read: detoasted (a bloom_agg state is flattened, its
 // buffered hashes applied) and validated.
 Opened open_value(Datum d) { return inspect(detoast_large(d)); }
 
-struct varlena* copy_value(const Opened& o) {
-    struct varlena* c = bloom_value_new(o.g, o.seed);
+// A copy of the value, holding items of class item.
+struct varlena* copy_value(const Opened& o, sketch::ItemClass item) {
+    struct varlena* c = bloom_value_new(o.g, o.seed, item);
     std::memcpy(bloom_bits(c), bloom_bits(o.v), o.g.bytes);
     return c;
 }
 
 void check_compatible(const Opened& a, const Opened& b, const char* what) {
+    check_classes_meet(a.item, b.item, psprintf("%s bloom filters", what));
     if (a.g == b.g && a.seed == b.seed) return;
     LayoutName la = layout_name(a.g.layout), lb = layout_name(b.g.layout);
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -145,14 +150,14 @@ const char* kind_name(sb::Kind k) {
 
 // The external (binary) form: header + bit array.
 void write_external(const Opened& o, uint8_t* out) {
-    sb::write_header(out, o.g, o.seed);
+    sb::write_header(out, o.g, o.seed, o.item);
     std::memcpy(out + sb::kHeaderBytes, bloom_bits(o.v), o.g.bytes);
 }
 
 // External form -> value; what fails validation is reported as `code`.
 struct varlena* from_external(const uint8_t* data, size_t len, sketch::Errc code) {
     sb::Header h = guarded([&] { return sb::read_external(data, len, code); });
-    struct varlena* v = bloom_value_new(h.geometry, h.seed);
+    struct varlena* v = bloom_value_new(h.geometry, h.seed, h.item);
     std::memcpy(bloom_bits(v), data + sb::kHeaderBytes, h.geometry.bytes);
     return v;
 }
@@ -177,7 +182,7 @@ SKETCH_FUNCTION(bloom_in) {
 SKETCH_FUNCTION(bloom_out) {
     Opened o = open_value(PG_GETARG_DATUM(0));
     uint8_t header[sb::kHeaderBytes];
-    sb::write_header(header, o.g, o.seed);
+    sb::write_header(header, o.g, o.seed, o.item);
     const size_t n = sb::kHeaderBytes + o.g.bytes;
     char* out = static_cast<char*>(palloc_large(sketch::hex::text_bytes(n) + 1));
     out[0] = '\\';
@@ -311,6 +316,7 @@ struct varlena* cached_filter(FunctionCallInfo fcinfo, LookupCache* c, Datum d) 
     if (c->ops == nullptr || VARSIZE(v) != c->len || std::memcmp(bloom_header(v), c->header, sb::kHeaderBytes) != 0) {
         Opened o = inspect(v);
         c->ops = nullptr;
+        check_item(o.item, &c->hasher, ItemUse::lookup, "the bloom filter", "bloom_contains_many");
         c->g = o.g;
         c->seed = o.seed;
         c->ops = &guarded([&]() -> const sb::Ops& { return sb::ops_for(o.g.layout); });
@@ -323,11 +329,13 @@ struct varlena* cached_filter(FunctionCallInfo fcinfo, LookupCache* c, Datum d) 
 
 }  // namespace
 
-bool sketch_pg::bloom_value_target(Datum filter, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t) {
+bool sketch_pg::bloom_value_target(Datum filter, const ItemHasher* hasher, FetchedFilter* f, MemoryContext cxt,
+                                   PrefetchTarget* t) {
     struct varlena* v = value_as_read(filter, f, cxt);
     if (v == nullptr) return false;
     try {
         const sb::Header h = checked_header(v);
+        if (!sketch::classes_compatible(h.item, hasher->item)) return false;
         t->ops = &sb::ops_for(h.geometry.layout);
         t->span = sb::span_for(h.geometry, bloom_bits(v));
         t->bytes = h.geometry.bytes;
@@ -354,10 +362,53 @@ SKETCH_FUNCTION(bloom_add) {
     if (PG_ARGISNULL(1)) PG_RETURN_DATUM(PG_GETARG_DATUM(0));
     const ItemHasher* hasher = item_hasher_for_arg(fcinfo, 1);
     Opened o = open_value(PG_GETARG_DATUM(0));
-    struct varlena* c = copy_value(o);
+    check_item(o.item, hasher, ItemUse::add, "the bloom filter", "bloom_add_many");
+    struct varlena* c = copy_value(o, hasher->item);
     const Hash128 h = hash_item(hasher, PG_GETARG_DATUM(1), o.seed);
     guarded([&] { sb::insert(o.g, bloom_bits(c), h); });
     PG_RETURN_POINTER(c);
+}
+
+// Hashes go to the kernels in batches of this many (prefetching within each).
+constexpr size_t kAddBatch = 256;
+
+// bloom_add_many(filter, items): a copy with every non-NULL element added;
+// the elements' class is recorded if the filter had none and one was added.
+SKETCH_FUNCTION(bloom_add_many) {
+    if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+    if (PG_ARGISNULL(1)) PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+    ArrayType* items = PG_GETARG_ARRAYTYPE_P(1);
+    const ItemHasher* hasher = item_hasher_for_type(fcinfo, ARR_ELEMTYPE(items));
+    Opened o = open_value(PG_GETARG_DATUM(0));
+    check_item(o.item, hasher, ItemUse::add, "the bloom filter", nullptr);
+    struct varlena* c = copy_value(o, o.item);
+    const sb::Ops& ops = guarded([&]() -> const sb::Ops& { return sb::ops_for(o.g.layout); });
+    const sb::Span span = sb::span_for(o.g, bloom_bits(c));
+    Hash128 batch[kAddBatch];
+    size_t pending = 0;
+    bool added = false;
+    for_each_item(items, [&](Datum item) {
+        batch[pending++] = hash_item(hasher, item, o.seed);
+        added = true;
+        if (pending == kAddBatch) {
+            ops.insert_many(span, batch, pending);
+            pending = 0;
+        }
+    });
+    ops.insert_many(span, batch, pending);
+    if (added && !o.item.known()) sb::write_header(bloom_header(c), o.g, o.seed, hasher->item);
+    PG_RETURN_POINTER(c);
+}
+
+// bloom_contains_many(filter, items): bloom_contains of each element.
+SKETCH_FUNCTION(bloom_contains_many) {
+    ArrayType* items = PG_GETARG_ARRAYTYPE_P(1);
+    const ItemHasher* hasher = item_hasher_for_type(fcinfo, ARR_ELEMTYPE(items));
+    Opened o = open_value(PG_GETARG_DATUM(0));
+    check_item(o.item, hasher, ItemUse::lookup, "the bloom filter", nullptr);
+    const sb::Ops& ops = guarded([&]() -> const sb::Ops& { return sb::ops_for(o.g.layout); });
+    const sb::Span span = sb::span_for(o.g, bloom_bits(o.v));
+    PG_RETURN_ARRAYTYPE_P(answers_for(items, [&](Datum item) { return ops.contains_one(span, hash_item(hasher, item, o.seed)); }));
 }
 
 // ---- whole-filter operations ----
@@ -367,7 +418,7 @@ SKETCH_FUNCTION(bloom_add) {
 static struct varlena* combined(FunctionCallInfo fcinfo, void (*into)(uint8_t*, const uint8_t*, uint64_t), const char* what) {
     Opened a = open_value(PG_GETARG_DATUM(0)), b = open_value(PG_GETARG_DATUM(1));
     check_compatible(a, b, what);
-    struct varlena* c = copy_value(a);
+    struct varlena* c = copy_value(a, sketch::combined_class(a.item, b.item));
     into(bloom_bits(c), bloom_bits(b.v), a.g.bytes);
     return c;
 }
@@ -377,7 +428,8 @@ SKETCH_FUNCTION(bloom_intersect) { PG_RETURN_POINTER(combined(fcinfo, sb::inters
 
 static bool bloom_equal(FunctionCallInfo fcinfo) {
     Opened a = open_value(PG_GETARG_DATUM(0)), b = open_value(PG_GETARG_DATUM(1));
-    return a.g == b.g && a.seed == b.seed && std::memcmp(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes) == 0;
+    return a.g == b.g && a.seed == b.seed && a.item == b.item &&
+           std::memcmp(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes) == 0;
 }
 
 SKETCH_FUNCTION(bloom_eq) { PG_RETURN_BOOL(bloom_equal(fcinfo)); }
@@ -410,7 +462,7 @@ SKETCH_FUNCTION(bloom_info) {
                   "{\"version\": %u, \"layout\": \"%s\", \"kind\": \"%s\", \"block\": \"%s\", \"k\": %u, \"kp\": %u, "
                   "\"stride\": %u, \"capacity_bits\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"bits_set\": %" PRIu64
                   ", \"fill_ratio\": %.6g, \"estimated_count\": %.6g, \"estimated_fpr\": %.6g, \"seed\": %" PRId64 "}",
-                  unsigned(sb::kFormatVersion), name.text, kind_name(l.kind), sb::block_name(l.block), l.k, l.kp,
+                  o.item.known() ? 2u : 1u, name.text, kind_name(l.kind), sb::block_name(l.block), l.k, l.kp,
                   l.kind == sb::Kind::cbf ? 0u : sb::stride_bytes(l), o.g.bits(), o.g.bytes, set,
                   double(set) / double(o.g.bits()), est, fpr, int64_t(o.seed));
     PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
@@ -477,7 +529,7 @@ void resolve_agg_args(FunctionCallInfo fcinfo, AggCache* c) {
     c->has_layout = has_layout;
     c->layout[0] = '\0';
     if (layout != nullptr) snprintf(c->layout, sizeof c->layout, "%s", layout);
-    sb::write_header(c->header, c->g, 0);
+    sb::write_header(c->header, c->g, 0, c->hasher.item);
     c->resolved = true;
 }
 
@@ -535,7 +587,7 @@ SKETCH_FUNCTION(bloom_agg_trans) {
             PG_RETURN_DATUM(st->datum());
         }
         // Built in the per-tuple context; nodeAgg copies it into aggcontext once.
-        state = bloom_value_new(c->g, 0);
+        state = bloom_value_new(c->g, 0, c->hasher.item);
     } else {
         // A small filter: the executor's own copy in the aggregate context, updated in place.
         state = reinterpret_cast<struct varlena*>(DatumGetPointer(state_datum));
@@ -602,6 +654,7 @@ static Datum combine_into_state(FunctionCallInfo fcinfo, void (*into)(uint8_t*, 
     Opened a = inspect(v);
     Opened b = open_value(PG_GETARG_DATUM(1));
     check_compatible(a, b, what);
+    if (!a.item.known() && b.item.known()) sb::write_header(bloom_header(a.v), a.g, a.seed, b.item);
     if (made != nullptr)
         made->filter = BloomFilter{a.g, &guarded([&]() -> const sb::Ops& { return sb::ops_for(a.g.layout); }), nullptr};
     into(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes);

@@ -26,6 +26,6 @@ inline size_t bloom_plain_size(const sketch::bloom::Geometry& g) {
 // A zeroed bloom value of geometry g (palloc'd in CurrentMemoryContext). May
 // ereport (out of memory): call it outside guarded() and with no C++ objects
 // alive in the frame.
-struct varlena* bloom_value_new(const sketch::bloom::Geometry& g, uint64_t seed);
+struct varlena* bloom_value_new(const sketch::bloom::Geometry& g, uint64_t seed, sketch::ItemClass item = {});
 
 }  // namespace sketch_pg

@@ -28,6 +28,8 @@
 #include "prefetch/prefetch.hpp"
 #include "types/fetched_filters.hpp"
 #include "item_hash.hpp"
+#include "item_types.hpp"
+#include "array_items.hpp"
 
 extern "C" {
 #include "access/detoast.h"
@@ -58,12 +60,13 @@ cbf::View view_of(varlena* v, sketch::Errc code = sketch::Errc::corrupted) {
     return sketch_pg::guarded([&] { return cbf::read_value(payload(v), payload_len(v), kValueMaxCounters, code); });
 }
 
-// A fresh, zeroed value (palloc'd in the current context) for geometry g.
-varlena* new_value(const cbf::Geometry& g) {
+// A fresh, zeroed value (palloc'd in the current context) for geometry g and
+// items of class item.
+varlena* new_value(const cbf::Geometry& g, sketch::ItemClass item = {}) {
     const size_t len = VARHDRSZ + cbf::value_bytes(g);
     auto* v = static_cast<varlena*>(sketch_pg::palloc0_large(len));
     SET_VARSIZE(v, len);
-    cbf::write_header(payload(v), g);
+    cbf::write_header(payload(v), g, item);
     return v;
 }
 
@@ -121,10 +124,10 @@ CbfAggState* set_up(CbfAggState* st, const cbf::Geometry& g) {
     return st;
 }
 
-// A new, empty cbf_agg state of geometry g.
-CbfAggState* new_agg_state(MemoryContext aggcontext, const cbf::Geometry& g) {
+// A new, empty cbf_agg state of geometry g for items of class item.
+CbfAggState* new_agg_state(MemoryContext aggcontext, const cbf::Geometry& g, sketch::ItemClass item) {
     CbfAggState* st = CbfAggState::create(aggcontext, "cbf_agg state", VARHDRSZ + cbf::value_bytes(g));
-    cbf::write_header(payload(st->flat), g);
+    cbf::write_header(payload(st->flat), g, item);
     return set_up(st, g);
 }
 
@@ -189,15 +192,26 @@ inline const cbf::View* cached_arg(FunctionCallInfo fcinfo, int argno, const Cal
     return &cache->view;
 }
 
-// The filter argument for reading only.
+// Raises 42804 when the call site's items may not meet a filter of this view.
+inline void check_view_item(const cbf::View& view, const CallCache* cache, sketch_pg::ItemUse use, const char* many) {
+    sketch_pg::check_item(view.item, &cache->hasher, use, "the counting Bloom filter", many);
+}
+
+// The filter argument for reading only; with a cache, checked against the
+// class of its items (a stored filter once, when it is fetched).
 cbf::View read_arg(FunctionCallInfo fcinfo, int argno, CallCache* cache) {
     auto* raw = reinterpret_cast<varlena*>(DatumGetPointer(PG_GETARG_DATUM(argno)));
     if (cache != nullptr && VARATT_IS_EXTERNAL_ONDISK(raw)) {
         sketch_pg::fetch_filter(&cache->fetched, raw, fcinfo->flinfo->fn_mcxt, VARHDRSZ + cbf::kHeaderBytes,
-                                [&](varlena* v) { cache->view = view_of(v); });
+                                [&](varlena* v) {
+                                    cache->view = view_of(v);
+                                    check_view_item(cache->view, cache, sketch_pg::ItemUse::lookup, "cbf_contains_many");
+                                });
         return cache->view;
     }
-    return view_of(sketch_pg::detoast_large(PG_GETARG_DATUM(argno)));
+    const cbf::View view = view_of(sketch_pg::detoast_large(PG_GETARG_DATUM(argno)));
+    if (cache != nullptr) check_view_item(view, cache, sketch_pg::ItemUse::lookup, "cbf_contains_many");
+    return view;
 }
 
 // The filter argument as a fresh copy to modify and return.
@@ -236,11 +250,13 @@ varlena* own_state(Datum d) {
 
 }  // namespace
 
-bool sketch_pg::cbf_value_target(Datum filter, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t) {
+bool sketch_pg::cbf_value_target(Datum filter, const ItemHasher* hasher, FetchedFilter* f, MemoryContext cxt,
+                                 PrefetchTarget* t) {
     varlena* v = sketch_pg::value_as_read(filter, f, cxt);
     if (v == nullptr) return false;
     try {
         const cbf::View view = cbf::read_value(payload(v), payload_len(v), kValueMaxCounters, sketch::Errc::corrupted);
+        if (!sketch::classes_compatible(view.item, hasher->item)) return false;
         t->ops = nullptr;
         t->cbf = view.g;
         t->span.bits = view.counters;
@@ -309,24 +325,67 @@ SKETCH_FUNCTION(cbf_empty) {
 }
 
 // A copy of the filter argument with `change` (cbf::add or cbf::remove)
-// applied for the item argument.
-static varlena* changed_copy(FunctionCallInfo fcinfo, bool (*change)(const cbf::Geometry&, uint8_t*, const sketch::Hash128&)) {
+// applied for the item argument; an add records the item's class in a
+// filter that has none. `many` names the bulk form of the call, if any.
+static varlena* changed_copy(FunctionCallInfo fcinfo, bool (*change)(const cbf::Geometry&, uint8_t*, const sketch::Hash128&),
+                             const char* many) {
     CallCache* cache = call_cache(fcinfo, 1);
     cbf::View view;
     varlena* v = copy_arg(fcinfo, 0, &view);
+    const bool add = change == cbf::add;
+    check_view_item(view, cache, add ? sketch_pg::ItemUse::add : sketch_pg::ItemUse::lookup, many);
+    if (add && !view.item.known()) cbf::write_header(payload(v), view.g, cache->hasher.item);
     change(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g));
     return v;
 }
 
-SKETCH_FUNCTION(cbf_add) { PG_RETURN_POINTER(changed_copy(fcinfo, cbf::add)); }
-SKETCH_FUNCTION(cbf_remove) { PG_RETURN_POINTER(changed_copy(fcinfo, cbf::remove)); }
+SKETCH_FUNCTION(cbf_add) { PG_RETURN_POINTER(changed_copy(fcinfo, cbf::add, "cbf_add_many")); }
+SKETCH_FUNCTION(cbf_remove) { PG_RETURN_POINTER(changed_copy(fcinfo, cbf::remove, nullptr)); }
+
+// cbf_add_many(filter, items): a copy with every non-NULL element added;
+// the elements' class is recorded if the filter had none and one was added.
+SKETCH_FUNCTION(cbf_add_many) {
+    if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+    if (PG_ARGISNULL(1)) PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+    ArrayType* items = PG_GETARG_ARRAYTYPE_P(1);
+    const sketch_pg::ItemHasher* hasher = sketch_pg::item_hasher_for_type(fcinfo, ARR_ELEMTYPE(items));
+    cbf::View view;
+    varlena* v = copy_arg(fcinfo, 0, &view);
+    sketch_pg::check_item(view.item, hasher, sketch_pg::ItemUse::add, "the counting Bloom filter", nullptr);
+    constexpr size_t kBatch = 256;  // hashes per cbf::add_many (prefetching within each)
+    sketch::Hash128 batch[kBatch];
+    size_t pending = 0;
+    bool added = false;
+    sketch_pg::for_each_item(items, [&](Datum item) {
+        batch[pending++] = sketch_pg::hash_item(hasher, item, view.g.seed);
+        added = true;
+        if (pending == kBatch) {
+            cbf::add_many(view.g, view.counters, batch, pending);
+            pending = 0;
+        }
+    });
+    cbf::add_many(view.g, view.counters, batch, pending);
+    if (added && !view.item.known()) cbf::write_header(payload(v), view.g, hasher->item);
+    PG_RETURN_POINTER(v);
+}
+
+// cbf_contains_many(filter, items): cbf_contains of each element.
+SKETCH_FUNCTION(cbf_contains_many) {
+    ArrayType* items = PG_GETARG_ARRAYTYPE_P(1);
+    const sketch_pg::ItemHasher* hasher = sketch_pg::item_hasher_for_type(fcinfo, ARR_ELEMTYPE(items));
+    const cbf::View view = read_arg(fcinfo, 0, nullptr);
+    sketch_pg::check_item(view.item, hasher, sketch_pg::ItemUse::lookup, "the counting Bloom filter", nullptr);
+    PG_RETURN_ARRAYTYPE_P(sketch_pg::answers_for(items, [&](Datum item) {
+        return cbf::contains(view.g, view.counters, sketch_pg::hash_item(hasher, item, view.g.seed));
+    }));
+}
 
 SKETCH_FUNCTION(cbf_contains) {
     CallCache* cache = call_cache(fcinfo, 1);
     int32 ahead;
     if (sketch_pg::row_answer(cache->hasher.typid, PG_GETARG_DATUM(0), PG_GETARG_DATUM(1), &ahead))
         PG_RETURN_BOOL(ahead > 0);
-    if (const cbf::View* view = cached_arg(fcinfo, 0, cache))
+    if (const cbf::View* view = cached_arg(fcinfo, 0, cache))  // checked when fetched (read_arg)
         PG_RETURN_BOOL(cbf::contains(view->g, view->counters, item_hash(fcinfo, cache, 1, view->g)));
     const cbf::View view = read_arg(fcinfo, 0, cache);
     PG_RETURN_BOOL(cbf::contains(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g)));
@@ -351,7 +410,9 @@ SKETCH_FUNCTION(cbf_merge) {
     cbf::View left;
     varlena* v = copy_arg(fcinfo, 0, &left);
     const cbf::View right = read_arg(fcinfo, 1, nullptr);
+    sketch_pg::check_classes_meet(left.item, right.item, "merge counting Bloom filters");
     if (!left.g.compatible(right.g)) geometry_mismatch(left.g, right.g);
+    if (!left.item.known() && right.item.known()) cbf::write_header(payload(v), left.g, right.item);
     cbf::merge(left.g, left.counters, right.counters);
     PG_RETURN_POINTER(v);
 }
@@ -381,11 +442,12 @@ SKETCH_FUNCTION(cbf_stats) {
     const double estimate = cbf::estimate_count(view.g, set);
     char* fpr = float8out_internal(view.g.fpr);
     char* fill = float8out_internal(static_cast<double>(set) / static_cast<double>(view.g.m));
+    char* estimated_fpr = float8out_internal(cbf::fill_fpr(view.g, set));
     char* json = psprintf(
         "{\"capacity\": %llu, \"fp_rate\": %s, \"counters\": %llu, \"hashes\": %u, \"counters_set\": %llu, "
-        "\"count\": %lld, \"fill_ratio\": %s, \"saturated\": %llu, \"bytes\": %zu}",
+        "\"count\": %lld, \"fill_ratio\": %s, \"estimated_fpr\": %s, \"saturated\": %llu, \"bytes\": %zu}",
         static_cast<unsigned long long>(view.g.capacity), fpr, static_cast<unsigned long long>(view.g.m), view.g.k,
-        static_cast<unsigned long long>(set), static_cast<long long>(std::llround(estimate)), fill,
+        static_cast<unsigned long long>(set), static_cast<long long>(std::llround(estimate)), fill, estimated_fpr,
         static_cast<unsigned long long>(saturated), cbf::value_bytes(view.g));
     PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }
@@ -457,13 +519,13 @@ SKETCH_FUNCTION(cbf_agg_trans) {
     if (PG_ARGISNULL(0)) {
         const cbf::Geometry g = geometry_from_args(fcinfo, 2, 3);
         if (g.counter_bytes() >= kExpandedMinBytes) {
-            CbfAggState* st = new_agg_state(sketch_pg::aggregate_context(fcinfo, "cbf_agg_trans"), g);
+            CbfAggState* st = new_agg_state(sketch_pg::aggregate_context(fcinfo, "cbf_agg_trans"), g, cache->hasher.item);
             if (!PG_ARGISNULL(1)) st->push(item_hash(fcinfo, cache, 1, g));
             PG_RETURN_DATUM(st->datum());
         }
         // In the per-row context: the executor copies a new state into the
         // aggregate context itself (it does for any changed pointer).
-        state = new_value(g);
+        state = new_value(g, cache->hasher.item);
         view = view_of(state);
     } else {
         // Small filter: the executor's own copy in the aggregate context, updated in place.
@@ -489,11 +551,13 @@ static Datum merge_into_state(FunctionCallInfo fcinfo, const char* name) {
     MemoryContext aggcontext = sketch_pg::aggregate_context(fcinfo, name);
     uint8_t* into_counters;
     cbf::Geometry into_g;
+    varlena* into_flat;  // holds the header
     Datum result;
     if (CbfAggState::is_one(PG_GETARG_DATUM(0))) {
         CbfAggState* st = CbfAggState::of(PG_GETARG_DATUM(0));
         into_g = st->filter.g;
         into_counters = counters_of(st);
+        into_flat = st->flat;
         result = PG_GETARG_DATUM(0);
     } else if (toast_raw_datum_size(PG_GETARG_DATUM(0)) >= VARHDRSZ + cbf::kHeaderBytes + kExpandedMinBytes) {
         // A large state goes on as an expanded one, which the executor keeps
@@ -503,26 +567,26 @@ static Datum merge_into_state(FunctionCallInfo fcinfo, const char* name) {
         CbfAggState* st = agg_state_of(aggcontext, PG_GETARG_DATUM(0));
         into_g = st->filter.g;
         into_counters = counters_of(st);
+        into_flat = st->flat;
         result = st->datum();
     } else {
         varlena* state = own_state(PG_GETARG_DATUM(0));
         const cbf::View into = view_of(state);
         into_g = into.g;
         into_counters = into.counters;
+        into_flat = state;
         result = PointerGetDatum(state);
     }
     const Datum other_datum = PG_GETARG_DATUM(1);
-    if (CbfAggState::is_one(other_datum)) {
-        CbfAggState* other = CbfAggState::of(other_datum);
-        check_combinable(fcinfo, into_g, other->filter.g);
-        other->settle();
-        cbf::merge(into_g, into_counters, counters_of(other));
-    } else {
-        varlena* other = sketch_pg::detoast_large(other_datum);
-        const cbf::View from = view_of(other);
-        check_combinable(fcinfo, into_g, from.g);
-        cbf::merge(into_g, into_counters, from.counters);
-    }
+    const bool other_expanded = CbfAggState::is_one(other_datum);
+    varlena* other = other_expanded ? CbfAggState::of(other_datum)->flat : sketch_pg::detoast_large(other_datum);
+    const cbf::View from = view_of(other);
+    const sketch::ItemClass into_item = view_of(into_flat).item;
+    sketch_pg::check_classes_meet(into_item, from.item, "merge counting Bloom filters");
+    check_combinable(fcinfo, into_g, from.g);
+    if (other_expanded) CbfAggState::of(other_datum)->settle();
+    if (!into_item.known() && from.item.known()) cbf::write_header(payload(into_flat), into_g, from.item);
+    cbf::merge(into_g, into_counters, from.counters);
     PG_RETURN_DATUM(result);
 }
 
@@ -556,7 +620,7 @@ SKETCH_FUNCTION(cbf_to_bloom) {
     const cbf::View view = read_arg(fcinfo, 0, nullptr);
     const sketch::bloom::Geometry g =
         sketch_pg::guarded([&] { return sketch::bloom::cbf_geometry(view.g.k, view.g.m); });
-    varlena* result = sketch_pg::bloom_value_new(g, view.g.seed);
+    varlena* result = sketch_pg::bloom_value_new(g, view.g.seed, view.item);
     cbf::to_bits(view.g, view.counters, reinterpret_cast<uint64_t*>(sketch_pg::bloom_bits(result)));
     PG_RETURN_POINTER(result);
 }
