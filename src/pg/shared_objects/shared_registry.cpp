@@ -511,9 +511,11 @@ void raise_outcome(Entry* e, sh::Outcome outcome) {
 
 uint64 new_file_id() {
     uint64 id = 0;
-    while (id == 0)
+    while (id == 0) {
         if (!pg_strong_random(&id, sizeof id)) elog(ERROR, "could not generate a random file id");
-    return id & 0x7fffffffffffffffULL;  // fits the catalog's bigint
+        id &= 0x7fffffffffffffffULL;  // fits the catalog's bigint
+    }
+    return id;
 }
 
 }  // namespace shared
