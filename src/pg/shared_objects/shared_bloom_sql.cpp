@@ -157,8 +157,7 @@ void apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
     ss::add_hashes_shared(e, hashes, n, [&](const sketch::Hash128& x) { return sb::insert_atomic(p.g, e->map.payload(), x); });
 }
 
-// A repeated add sets bits already set.
-constexpr ss::AddOps kAddOps{apply_adds, false};
+constexpr ss::AddOps kAddOps{apply_adds};
 
 bool add_in_transaction(ss::Entry* e, const Parsed& p, const sketch::Hash128& h) {
     const auto committed = [&](const sketch::Hash128& x) { return sb::contains_concurrent(p.g, e->map.payload(), x); };

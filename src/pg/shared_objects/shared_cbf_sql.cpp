@@ -73,8 +73,7 @@ void apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
     ss::add_hashes_shared(e, hashes, n, [&](const sketch::Hash128& x) { return cbf::add_atomic(g, e->map.payload(), x); });
 }
 
-// Every add raises the counters, a repeated one too, as the immediate add does.
-constexpr ss::AddOps kAddOps{apply_adds, true};
+constexpr ss::AddOps kAddOps{apply_adds};
 
 bool add_in_transaction(ss::Entry* e, const cbf::Geometry& g, const sketch::Hash128& h) {
     const auto committed = [&](const sketch::Hash128& x) { return cbf::contains_atomic(g, e->map.payload(), x); };

@@ -272,9 +272,10 @@ void lock_object(Entry* e, LOCKMODE mode) {
     check_mutable(e);
 }
 
-// An add of an item the filter or this transaction already holds.
+// An add of an item the filter or this transaction already holds: applied
+// at commit all the same (AddOps), not indexed.
 bool seen(uint32 object, const sketch::Hash128& h) {
-    if (objects[object].ops.applies_repeats) append(object, h, 0);
+    append(object, h, 0);
     return false;
 }
 

@@ -35,12 +35,11 @@ constexpr int64 kKeyLocksPerObject = 64;
 
 // What a transactional add needs of the object's kind.
 struct AddOps {
-    // Adds n items to the filter at commit; must not raise (it runs under
-    // HOLD_INTERRUPTS, after the commit record).
+    // Adds n items to the filter at commit (every add of the transaction, a
+    // repeated one too: a cbf's counters count them all, and ops counts each
+    // call); must not raise (it runs under HOLD_INTERRUPTS, after the commit
+    // record).
     void (*apply)(Entry* e, const sketch::Hash128* h, int n);
-    // Whether an add of an item already there changes the filter (a cbf's
-    // counters count every add; a Bloom filter's bits are already set).
-    bool applies_repeats;
 };
 
 // Whether the committed filter probably holds an item: a reference to the
