@@ -93,6 +93,13 @@ SELECT shared_freeze('tofreeze');
 ROLLBACK;
 SELECT shared_freeze('tofreeze');
 SELECT shared_cbf_add('tofreeze', 1);
+-- a drop in the transaction that added: the adds go first, then the object
+SELECT shared_cbf_create('todrop', 100, 0.01);
+BEGIN;
+SELECT shared_cbf_add('todrop', 1);
+SELECT shared_drop('todrop');
+COMMIT;
+SELECT count(*) AS left FROM shared_objects WHERE name = 'todrop';
 -- the adds write shared objects: never in a parallel worker
 SELECT proname, pronargs, proparallel, provolatile FROM pg_proc
 WHERE proname IN ('shared_cbf_add', 'shared_bloom_add', 'shared_cbf_add_many', 'shared_bloom_add_many')

@@ -140,6 +140,20 @@ await_output a a-committed-2
 check "every item of the overflowing load is in" \
     "SELECT bool_and(shared_cbf_contains('race', g)) FROM generate_series(5001, 7000) g"
 echo "ok: an overflowing transaction waited for a key held by another"
+# A drop (and a freeze) waits for the transactions with pending adds to the
+# object: their commits find it in place.
+q "SELECT shared_bloom_create('dropped', 1000, 0.01)" >/dev/null
+send a "BEGIN; SELECT shared_bloom_add('dropped', 1);"
+send a '\echo a-dropped-added'
+await_output a a-dropped-added
+send b "SELECT shared_drop('dropped');"
+send b '\echo b-dropped'
+await_lock_wait b
+send a "COMMIT;"
+await_output b b-dropped
+[ "$(result b b-dropped)" = t ] || fail "the waiting drop: $(result b b-dropped)"
+check "after the drop the object is gone" "SELECT count(*) = 0 FROM shared_objects WHERE name = 'dropped'"
+echo "ok: a drop waited for a transaction's pending adds"
 close_session a
 close_session b
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "shared_objects/registry_internal.hpp"
+
 extern "C" {
 #include "storage/lmgr.h"
 #include "storage/lock.h"
@@ -96,8 +98,11 @@ void index_item(int64 i) {
 
 void grow_index() {
     const uint64 n = slots == nullptr ? 1024 : (slots_mask + 1) * 2;
+    // allocated before the old one goes: an allocation that fails leaves the
+    // index whole for a subtransaction that catches the error
+    auto* grown = static_cast<uint32*>(MemoryContextAllocHuge(TopTransactionContext, n * sizeof(uint32)));
     if (slots != nullptr) pfree(slots);
-    slots = static_cast<uint32*>(MemoryContextAllocHuge(TopTransactionContext, n * sizeof(uint32)));
+    slots = grown;
     memset(slots, 0, n * sizeof(uint32));
     slots_mask = n - 1;
     indexed = 0;
@@ -263,13 +268,20 @@ uint32 object_for(Entry* e, const AddOps& ops) {
     return uint32(nobjects++);
 }
 
-// Takes the object's lock in `mode` (waiting like any lock), then checks that
-// a freeze did not win the race with the caller's check_mutable.
-void lock_object(Entry* e, LOCKMODE mode) {
+// The object's lock, row-exclusive, once per transaction (and subtransaction
+// that rolls back): a freeze or a drop waits for it, so the commit finds the
+// object mutable and its file in place. Once it is held, a freeze or drop
+// that won the race is reported.
+void lock_object(uint32 o) {
+    PendingObject& po = objects[o];
+    if (po.object_lock_level != 0) return;
     LOCKTAG tag;
-    object_tag(&tag, e->file_id);
-    (void)LockAcquire(&tag, mode, false, false);
-    check_mutable(e);
+    object_tag(&tag, po.file_id);
+    (void)LockAcquire(&tag, RowExclusiveLock, false, false);
+    po.object_lock_level = GetCurrentTransactionNestLevel();
+    if (sketch::shared::load_flags(po.entry->map.header()) & sketch::shared::kDropped)
+        report_dropped_meanwhile(po.entry->name);
+    check_mutable(po.entry);
 }
 
 // An add of an item the filter or this transaction already holds: applied
@@ -340,13 +352,9 @@ bool add_in_transaction(Entry* e, const sketch::Hash128& h, const Lookup& commit
                         errmsg("cannot add to shared object \"%s\" transactionally during a parallel operation",
                                e->name)));
     const uint32 o = object_for(e, ops);
+    lock_object(o);
     if (find(o, h) >= 0 || committed(h)) return seen(o, h);
     PendingObject& po = objects[o];
-    const int level = GetCurrentTransactionNestLevel();
-    if (po.object_lock_level == 0) {
-        lock_object(e, RowExclusiveLock);
-        po.object_lock_level = level;
-    }
     if (po.overflow_level == 0 && po.key_locks >= kKeyLocksPerObject) {
         begin_overflow(o);
         if (committed(h)) return seen(o, h);  // an overflowing transaction waited for committed it
@@ -381,15 +389,18 @@ bool pending_in_transaction_slow(const Entry* e, const sketch::Hash128& h) {
     return o >= 0 && find(uint32(o), h) >= 0;
 }
 
-void wait_for_pending_adds(Entry* e) {
+void wait_for_pending_adds(uint64 file_id) {
+    LOCKTAG tag;
+    object_tag(&tag, file_id);
+    (void)LockAcquire(&tag, ShareLock, false, false);
+}
+
+void refuse_freeze_after_adds(const Entry* e) {
     const int o = find_object(e);
-    if (o >= 0 && objects[o].object_lock_level + objects[o].overflow_level > 0)
+    if (o >= 0 && objects[o].object_lock_level != 0)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("cannot freeze shared object \"%s\": this transaction has added to it", e->name),
                         errhint("Freeze it in a transaction of its own.")));
-    LOCKTAG tag;
-    object_tag(&tag, e->file_id);
-    (void)LockAcquire(&tag, ShareLock, false, false);
 }
 
 }  // namespace shared
