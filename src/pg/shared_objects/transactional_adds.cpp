@@ -7,6 +7,7 @@
 #include "shared_objects/registry_internal.hpp"
 
 extern "C" {
+#include "optimizer/planner.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "utils/memutils.h"
@@ -61,7 +62,7 @@ int objects_capacity = 0;
 uint32* slots = nullptr;
 uint64 slots_mask = 0;
 int64 indexed = 0;
-bool callbacks_registered = false;
+bool callbacks_registered = false;  // and the planner hook
 
 uint64 mix(uint64 x) {
     x ^= x >> 31;
@@ -249,12 +250,25 @@ void subxact_callback(SubXactEvent event, SubTransactionId, SubTransactionId, vo
     }
 }
 
+planner_hook_type previous_planner = nullptr;
+
+// A transaction with pending adds plans no parallel query: a parallel
+// worker's lookups could not see the transaction's own adds.
+PlannedStmt* plan_serially_while_pending(Query* parse, const char* query_string, int cursor_options,
+                                         ParamListInfo params) {
+    if (pending_items != 0) cursor_options &= ~CURSOR_OPT_PARALLEL_OK;
+    return previous_planner != nullptr ? previous_planner(parse, query_string, cursor_options, params)
+                                       : standard_planner(parse, query_string, cursor_options, params);
+}
+
 uint32 object_for(Entry* e, const AddOps& ops) {
     const int found = find_object(e);
     if (found >= 0) return uint32(found);
     if (!callbacks_registered) {
         RegisterXactCallback(xact_callback, nullptr);
         RegisterSubXactCallback(subxact_callback, nullptr);
+        previous_planner = planner_hook;
+        planner_hook = plan_serially_while_pending;
         callbacks_registered = true;
     }
     if (nobjects == objects_capacity) {

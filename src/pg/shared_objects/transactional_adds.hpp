@@ -21,8 +21,9 @@
 // checks the overflow lock after taking its key lock and, when a transaction
 // overflows, lets go of the key and waits for that transaction to end; the
 // overflowing one waits for the transactions whose pending adds held key
-// locks when it began. Memory stays bounded: the key locks, and about 32
-// bytes of the backend's memory per pending add.
+// locks when it began. Shared memory stays bounded (the key locks); each
+// pending add takes 24 bytes of the backend's memory in the list and 8 to 16
+// in its index.
 #pragma once
 
 #include "shared_objects/shared_registry.hpp"
