@@ -9,7 +9,7 @@
 # the unit tests and the benchmarks link it.
 
 EXTENSION    = sketchshare
-EXTVERSION   = 0.1.0
+EXTVERSION   = 0.2.0
 MODULE_big   = sketchshare
 
 CORE_SRCS    = $(sort $(wildcard src/core/*.cpp src/core/*/*.cpp))
@@ -19,11 +19,15 @@ CORE_LIB     = src/core/libsketchcore.a
 PG_SRCS      = $(sort $(wildcard src/pg/*.cpp src/pg/*/*.cpp))
 OBJS         = $(PG_SRCS:.cpp=.o)
 
-# The install script is assembled from one piece per structure, in name order.
+# The install script of this version is assembled from one piece per
+# structure, in name order. Released versions keep theirs, as they were
+# assembled, in sql-history/ (CREATE EXTENSION ... VERSION 'x.y.z', and the
+# upgrade test starts from them); each step from a release to the next is an
+# upgrade script, sketchshare--A--B.sql (docs/operations.md, "Upgrades").
 SQL_PIECES   = $(sort $(wildcard src/sql/*.sql))
 INSTALL_SQL  = $(EXTENSION)--$(EXTVERSION).sql
 DATA_built   = $(INSTALL_SQL)
-DATA         = $(wildcard sketchshare--*--*.sql)
+DATA         = $(wildcard sketchshare--*--*.sql) $(wildcard sql-history/$(EXTENSION)--*.sql)
 
 REGRESS      = $(basename $(notdir $(sort $(wildcard sql/*.sql))))
 REGRESS_OPTS = --load-extension=$(EXTENSION)
@@ -105,7 +109,7 @@ ASAN_UNIT     = $(SAN_DIR)/unit_tests_asan
 TSAN_SRCS     = $(filter %/test_shared_rwlock.cpp %/test_shared_file.cpp %/test_shared_cbf.cpp \
                   %/test_shared_reservoir.cpp,$(UNIT_SRCS))
 TSAN_CORE     = $(filter %/error.cpp %/hash.cpp %/cbf.cpp %/rwlock.cpp %/reservoir.cpp %/shared_file.cpp \
-                  %/shared_file_create.cpp %/shared_reservoir.cpp,$(CORE_SRCS))
+                  %/shared_file_create.cpp %/shared_reservoir.cpp %/object_ops.cpp %/shared_cbf_format.cpp,$(CORE_SRCS))
 TSAN_OBJS     = $(patsubst %.cpp,$(SAN_DIR)/tsan/%.o,$(TSAN_SRCS) $(TSAN_CORE))
 TSAN_UNIT     = $(SAN_DIR)/unit_tests_tsan
 # Tests that fork synchronise processes through futexes in shared mappings,

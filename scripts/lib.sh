@@ -34,10 +34,12 @@ as_server_user() {
 }
 
 # Debian packages the build, the tests and the benchmarks need (clang and its
-# runtimes: the sanitizer builds and the fuzzers).
+# runtimes: the sanitizer builds and the fuzzers; debhelper and
+# postgresql-server-dev-all, with its pg_buildext: the Debian package's build,
+# test/scripts/debian_package.sh).
 SKETCH_PACKAGES=(make g++ postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR libxxhash-dev
                  googletest libgtest-dev libbenchmark-dev xxhash postgresql-$PG_MAJOR-hll python3 gnuplot-nox
-                 clang libfuzzer-14-dev libclang-rt-14-dev)
+                 clang libfuzzer-14-dev libclang-rt-14-dev debhelper postgresql-server-dev-all)
 
 install_dependencies() {
     local missing=()

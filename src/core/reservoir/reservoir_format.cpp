@@ -33,7 +33,9 @@ size_t item_frame_bytes(bool weighted) { return 4 + (weighted ? 8 : 0); }
 }  // namespace
 
 void check_envelope(int64_t version, int64_t flags, int64_t k, int64_t seen, int64_t count, Errc code) {
-    if (version != kExternalVersion) fail(code, "Unsupported version.");
+    if (version != kExternalVersion)
+        fail(code, "Unsupported format version %lld (this build reads version %u).", static_cast<long long>(version),
+             static_cast<unsigned>(kExternalVersion));
     if (flags != 0 && flags != kExternalWeighted) fail(code, "Unknown flags.");
     if (k < 1 || k > kMaxK) fail(code, "k must be between 1 and %d.", kMaxK);
     if (seen < 0) fail(code, "\"seen\" must not be negative.");

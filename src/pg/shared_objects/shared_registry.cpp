@@ -499,42 +499,13 @@ void refuse_change(Entry* e) {
                         errdetail("A frozen object is read-only; it cannot be changed again.")));
 }
 
-// Slices of 20 ms: a cancel or statement_timeout is honoured within one.
-static constexpr int kSliceMs = 20;
+void poll_interrupts() { CHECK_FOR_INTERRUPTS(); }
 
-// A drop that commits while a call waits for the lock gives the payload's
-// blocks back under the lock (sh::remove_file): once the lock is granted,
-// a dropped object's payload must not be touched.
-bool dropped(const Entry* e) { return (sh::load_flags(e->map.header()) & sh::kDropped) != 0; }
-
-void lock_shared(Entry* e, sketch::ReadTicket* ticket) {
-    sketch::RWLock lock = e->map.lock();
-    while (lock.lock_shared(lock_owner_id(), kSliceMs, ticket) != sketch::LockResult::acquired)
-        CHECK_FOR_INTERRUPTS();
-    if (unlikely(dropped(e))) {
-        lock.unlock_shared(lock_owner_id(), *ticket);
-        report_dropped_meanwhile(e->name);
-    }
+void raise_outcome(Entry* e, sh::Outcome outcome) {
+    if (outcome == sh::Outcome::dropped) report_dropped_meanwhile(e->name);
+    refuse_change(e);  // frozen: raises 55000 (25006 in a read-only transaction)
+    pg_unreachable();
 }
-
-void unlock_shared(Entry* e, const sketch::ReadTicket& ticket) { e->map.lock().unlock_shared(lock_owner_id(), ticket); }
-
-void back_off(Entry* e, const sketch::ReadTicket& ticket) {
-    unlock_shared(e, ticket);
-    CHECK_FOR_INTERRUPTS();
-    pg_usleep(100);
-}
-
-void lock_exclusive(Entry* e) {
-    sketch::RWLock lock = e->map.lock();
-    while (lock.lock_exclusive(lock_owner_id(), kSliceMs) != sketch::LockResult::acquired) CHECK_FOR_INTERRUPTS();
-    if (unlikely(dropped(e))) {
-        lock.unlock_exclusive(lock_owner_id());
-        report_dropped_meanwhile(e->name);
-    }
-}
-
-void unlock_exclusive(Entry* e) { e->map.lock().unlock_exclusive(lock_owner_id()); }
 
 uint64 new_file_id() {
     uint64 id = 0;

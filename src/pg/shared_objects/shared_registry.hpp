@@ -12,6 +12,7 @@
 // revoke commits). This backend's own catalog changes bump a local epoch.
 #pragma once
 
+#include "shared/object_ops.hpp"
 #include "shared/rwlock.hpp"
 #include "shared/shared_file.hpp"
 #include "item_hash.hpp"
@@ -111,9 +112,7 @@ inline sketch::Hash128 hash_arg(FunctionCallInfo fcinfo, int argno, uint64_t see
     return hash_row_item(hasher, PG_GETARG_DATUM(argno), seed);
 }
 
-inline bool is_frozen(const Entry* e) {
-    return (sketch::shared::load_flags(e->map.header()) & sketch::shared::kFrozen) != 0;
-}
+inline bool is_frozen(const Entry* e) { return sketch::shared::is_frozen(e->map); }
 // Raises 25006 in a read-only transaction, 55000 if the object is frozen or
 // read-only (the cold half of check_mutable).
 void refuse_change(Entry* e);
@@ -124,31 +123,39 @@ inline void check_mutable(Entry* e) {
     if (unlikely(e->readonly || is_frozen(e) || XactReadOnly)) refuse_change(e);
 }
 
-// The lock, waiting in slices with CHECK_FOR_INTERRUPTS between them, so a
-// waiting backend stays cancellable; nothing may ereport while it is held.
-void lock_shared(Entry* e, sketch::ReadTicket* ticket);
-void unlock_shared(Entry* e, const sketch::ReadTicket& ticket);
-void lock_exclusive(Entry* e);
-void unlock_exclusive(Entry* e);
+// The lock protocol of sketch::shared (shared/object_ops.hpp) as this
+// backend runs it: its process id as lock owner, CHECK_FOR_INTERRUPTS as the
+// poll between waits (so a waiting backend stays cancellable; nothing may
+// ereport while a lock is held). An outcome other than done is raised here,
+// holding nothing: 55006 when the object was dropped meanwhile, 55000 when
+// it was frozen before a change took the lock (a freeze may have won the
+// race with the caller's check_mutable).
 inline uint32 lock_owner_id() { return uint32(MyProcPid); }
-
-// lock_shared for a change: raises 55000 (holding nothing) if the object was
-// frozen before the lock was taken (a freeze may have won the race with the
-// caller's check_mutable).
-inline void lock_shared_to_change(Entry* e, sketch::ReadTicket* ticket) {
-    lock_shared(e, ticket);
-    if (is_frozen(e)) {
-        unlock_shared(e, *ticket);
-        check_mutable(e);
-    }
+void poll_interrupts();
+inline sketch::shared::Waiter waiter() { return {lock_owner_id(), poll_interrupts}; }
+[[noreturn]] void raise_outcome(Entry* e, sketch::shared::Outcome outcome);
+inline void check_outcome(Entry* e, sketch::shared::Outcome outcome) {
+    if (unlikely(outcome != sketch::shared::Outcome::done)) raise_outcome(e, outcome);
 }
+
+inline void lock_shared(Entry* e, sketch::ReadTicket* ticket) {
+    check_outcome(e, sketch::shared::lock_shared(e->map, waiter(), ticket));
+}
+inline void unlock_shared(Entry* e, const sketch::ReadTicket& ticket) {
+    sketch::shared::unlock_shared(e->map, waiter(), ticket);
+}
+inline void lock_shared_to_change(Entry* e, sketch::ReadTicket* ticket) {
+    check_outcome(e, sketch::shared::lock_shared_to_change(e->map, waiter(), ticket));
+}
+inline void lock_exclusive(Entry* e) { check_outcome(e, sketch::shared::lock_exclusive(e->map, waiter())); }
+inline void unlock_exclusive(Entry* e) { sketch::shared::unlock_exclusive(e->map, waiter()); }
 
 // Spin words (sketch::try_lock_word: item stripes, a reservoir's mutex) are
 // taken under the shared lock. When a live process keeps one through
 // kLockWordSpins tries, back_off lets go of the shared lock and checks for
 // interrupts, and the caller tries again: the wait stays cancellable.
-constexpr unsigned kLockWordSpins = 1024;
-void back_off(Entry* e, const sketch::ReadTicket& ticket);
+using sketch::shared::kLockWordSpins;
+inline void back_off(Entry* e, const sketch::ReadTicket& ticket) { sketch::shared::back_off(e->map, waiter(), ticket); }
 
 // The elements of an array of any element type (palloc'd), NULLs flagged.
 void array_elements(ArrayType* items, Datum** values, bool** nulls, int* n);
@@ -157,60 +164,28 @@ void array_elements(ArrayType* items, Datum** values, bool** nulls, int* n);
 // in the call-site cache); returns a palloc'd array and their number.
 sketch::Hash128* hash_array_arg(FunctionCallInfo fcinfo, int argno, uint64_t seed, int* count);
 
-// Adds n hashed items under one shared acquisition of the lock (more only
-// if a stripe stays held: back_off), each under its stripe so concurrent adds
-// of one item report "new" once; `insert` (bool(const Hash128&), must not
-// raise) does the kind's atomic add. Counts one op. Returns how many were
-// probably new; raises 55000 if the object was frozen before the lock was
-// taken.
+// Adds n hashed items (sketch::shared::add_hashes): each under its stripe,
+// so concurrent adds of one item report "new" once; `insert`
+// (bool(const Hash128&), must not raise) does the kind's atomic add. Counts
+// one op. Returns how many were probably new.
 template <typename Insert>
 int64 add_hashes_shared(Entry* e, const sketch::Hash128* hashes, int n, Insert insert) {
-    const uint32 me = lock_owner_id();
-    sketch::StripeLock stripes = e->map.stripes();
-    sketch::ReadTicket ticket;
-    int64 fresh = 0;
-    for (int i = 0;;) {
-        lock_shared_to_change(e, &ticket);
-        for (; i < n; ++i) {
-            const uint32 stripe = sketch::StripeLock::stripe_of(hashes[i].lo);
-            if (!stripes.try_lock(stripe, me, kLockWordSpins)) break;
-            fresh += insert(hashes[i]);
-            stripes.unlock(stripe, me);
-        }
-        if (i == n) break;
-        back_off(e, ticket);
-    }
-    sketch::shared::add_ops(e->map.header(), me, 1);
-    unlock_shared(e, ticket);
+    int64_t fresh = 0;
+    check_outcome(e, sketch::shared::add_hashes(e->map, waiter(), hashes, n, insert, &fresh));
     return fresh;
 }
 
-// Runs change() (must not raise) under the exclusive lock and counts one op;
-// raises 55000 if the object was frozen before the lock was taken (a freeze
-// may have won the race with the caller's check_mutable).
+// Runs change() (must not raise) under the exclusive lock and counts one op.
 template <typename Change>
 void change_exclusive(Entry* e, Change change) {
-    lock_exclusive(e);
-    if (is_frozen(e)) {
-        unlock_exclusive(e);
-        check_mutable(e);
-    }
-    change();
-    sketch::shared::add_ops(e->map.header(), lock_owner_id(), 1);
-    unlock_exclusive(e);
+    check_outcome(e, sketch::shared::change_exclusive(e->map, waiter(), change));
 }
 
 // Runs read() (must not raise) on a point-in-time state of the object: under
 // the exclusive lock (no add in flight), or with no lock once it is frozen.
 template <typename Read>
 void read_exclusive(Entry* e, Read read) {
-    if (is_frozen(e)) {
-        read();
-        return;
-    }
-    lock_exclusive(e);
-    read();
-    unlock_exclusive(e);
+    check_outcome(e, sketch::shared::read_exclusive(e->map, waiter(), read));
 }
 
 // Creates a catalog row and the file (transactionally: the file is removed

@@ -321,7 +321,9 @@ Elem stored_layout(const Flat* f) {
 void view_of_flat(const Flat* f, View* v) {
     const Size size = VARSIZE(f);
     if (size < sizeof(Flat) || f->magic != kMagic) corrupted("Not a reservoir (bad magic or size).");
-    if (f->version != kVersion) corrupted("Unsupported reservoir format version.");
+    if (f->version != kVersion)
+        corrupted(psprintf("Unsupported stored format version %u (this build reads version %u).",
+                           static_cast<unsigned>(f->version), static_cast<unsigned>(kVersion)));
     if (f->flags & ~(kFlagWeighted | kFlagTextItems)) corrupted("Unknown flags.");
     if (f->k < 1 || f->k > rsv::kMaxK) corrupted("k out of range.");
     if (f->seen < 0 || f->count != (f->seen < f->k ? f->seen : f->k)) corrupted("Count is not min(seen, k).");
