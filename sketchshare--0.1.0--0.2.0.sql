@@ -139,3 +139,37 @@ RETURNS boolean AS 'MODULE_PATHNAME', 'shared_reservoir_create_if_not_exists' LA
 COMMENT ON FUNCTION shared_reservoir_create(text, int, int, boolean, boolean) IS
 'shared_reservoir_create; with if_not_exists, a name already taken gives a notice and false instead of an error; true when it created';
 REVOKE EXECUTE ON FUNCTION shared_reservoir_create(text, int, int, boolean, boolean) FROM PUBLIC;
+-- transactional adds (issue 24, part 1): the adds take part in the transaction; the
+-- overloads with a transactional argument keep the immediate adds of 0.1.0 by choice
+
+CREATE FUNCTION shared_cbf_add(name text, item anycompatible, transactional boolean) RETURNS boolean
+AS 'MODULE_PATHNAME', 'shared_cbf_add' LANGUAGE C VOLATILE SUPPORT sketchshare_support;
+COMMENT ON FUNCTION shared_cbf_add(text, anycompatible, boolean) IS
+'Adds an item to a shared counting Bloom filter; transactional => false adds it at once (not rolled back, no waits)';
+
+CREATE FUNCTION shared_cbf_add_many(name text, items anyarray, transactional boolean) RETURNS bigint
+AS 'MODULE_PATHNAME', 'shared_cbf_add_many' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION shared_cbf_add_many(text, anyarray, boolean) IS
+'Adds every non-null element of an array; transactional => false adds them at once under one lock acquisition (not rolled back)';
+
+CREATE FUNCTION shared_bloom_add(name text, item anycompatible, transactional boolean) RETURNS boolean
+AS 'MODULE_PATHNAME', 'shared_bloom_add' LANGUAGE C VOLATILE SUPPORT sketchshare_support;
+COMMENT ON FUNCTION shared_bloom_add(text, anycompatible, boolean) IS
+'Adds an item to a shared Bloom filter; transactional => false adds it at once (not rolled back, no waits)';
+
+CREATE FUNCTION shared_bloom_add_many(name text, items anyarray, transactional boolean) RETURNS bigint
+AS 'MODULE_PATHNAME', 'shared_bloom_add_many' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION shared_bloom_add_many(text, anyarray, boolean) IS
+'Adds every non-null element of an array to a shared Bloom filter; transactional => false adds them at once under one lock acquisition (not rolled back)';
+
+COMMENT ON FUNCTION shared_cbf_add(text, anycompatible) IS
+'Adds an item to a shared counting Bloom filter when the transaction commits; true if it was probably new (waits for a transaction adding the same item)';
+
+COMMENT ON FUNCTION shared_cbf_add_many(text, anyarray) IS
+'Adds every non-null element of an array when the transaction commits; returns how many were probably new';
+
+COMMENT ON FUNCTION shared_bloom_add(text, anycompatible) IS
+'Adds an item to a shared Bloom filter when the transaction commits; true if it was probably new (waits for a transaction adding the same item)';
+
+COMMENT ON FUNCTION shared_bloom_add_many(text, anyarray) IS
+'Adds every non-null element of an array to a shared Bloom filter when the transaction commits; returns how many were probably new';

@@ -78,7 +78,7 @@ SELECT shared_cbf_merge('copy', cbf_empty(1000, 0.001));
 SELECT shared_cbf_clear('copy');
 SELECT shared_cbf_count('copy') AS after_clear, shared_cbf_contains('copy', 1001) AS abc_after_clear;
 
--- create and drop follow the transaction; adds do not (like nextval)
+-- create, drop and adds follow the transaction (shared_transactional has the adds' cases)
 BEGIN;
 SELECT shared_cbf_create('tx', 10);
 SELECT shared_cbf_add('tx', 1);
@@ -93,8 +93,10 @@ ROLLBACK;
 SELECT shared_cbf_count('copy') AS copy_survives_rolled_back_drop, name FROM shared_objects WHERE name = 'copy';
 BEGIN;
 SELECT shared_cbf_add('seen', 4001);
+SELECT shared_cbf_add('seen', 4002, transactional => false) AS immediate;
 ROLLBACK;
-SELECT shared_cbf_contains('seen', 4001) AS add_kept;
+SELECT shared_cbf_contains('seen', 4001) AS add_kept,
+       shared_cbf_contains('seen', 4002) AS immediate_kept;
 -- savepoints
 BEGIN;
 SAVEPOINT a;

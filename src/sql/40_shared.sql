@@ -159,12 +159,22 @@ REVOKE EXECUTE ON FUNCTION shared_create_from(text, cbf) FROM PUBLIC;
 CREATE FUNCTION shared_cbf_add(name text, item anycompatible) RETURNS boolean
 AS 'MODULE_PATHNAME', 'shared_cbf_add' LANGUAGE C VOLATILE SUPPORT sketchshare_support;
 COMMENT ON FUNCTION shared_cbf_add(text, anycompatible) IS
-'Adds an item to a shared counting Bloom filter (immediately, not rolled back); true if it was probably new';
+'Adds an item to a shared counting Bloom filter when the transaction commits; true if it was probably new (waits for a transaction adding the same item)';
+
+CREATE FUNCTION shared_cbf_add(name text, item anycompatible, transactional boolean) RETURNS boolean
+AS 'MODULE_PATHNAME', 'shared_cbf_add' LANGUAGE C VOLATILE SUPPORT sketchshare_support;
+COMMENT ON FUNCTION shared_cbf_add(text, anycompatible, boolean) IS
+'Adds an item to a shared counting Bloom filter; transactional => false adds it at once (not rolled back, no waits)';
 
 CREATE FUNCTION shared_cbf_add_many(name text, items anyarray) RETURNS bigint
 AS 'MODULE_PATHNAME', 'shared_cbf_add_many' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION shared_cbf_add_many(text, anyarray) IS
-'Adds every non-null element of an array under one lock acquisition; returns how many were probably new';
+'Adds every non-null element of an array when the transaction commits; returns how many were probably new';
+
+CREATE FUNCTION shared_cbf_add_many(name text, items anyarray, transactional boolean) RETURNS bigint
+AS 'MODULE_PATHNAME', 'shared_cbf_add_many' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION shared_cbf_add_many(text, anyarray, boolean) IS
+'Adds every non-null element of an array; transactional => false adds them at once under one lock acquisition (not rolled back)';
 
 CREATE FUNCTION shared_cbf_contains(name text, item anycompatible) RETURNS boolean
 AS 'MODULE_PATHNAME', 'shared_cbf_contains' LANGUAGE C VOLATILE PARALLEL SAFE SUPPORT sketchshare_support;
@@ -223,12 +233,22 @@ REVOKE EXECUTE ON FUNCTION shared_create_from(text, bloom) FROM PUBLIC;
 CREATE FUNCTION shared_bloom_add(name text, item anycompatible) RETURNS boolean
 AS 'MODULE_PATHNAME', 'shared_bloom_add' LANGUAGE C VOLATILE SUPPORT sketchshare_support;
 COMMENT ON FUNCTION shared_bloom_add(text, anycompatible) IS
-'Adds an item to a shared Bloom filter (immediately, not rolled back); true if it was probably new';
+'Adds an item to a shared Bloom filter when the transaction commits; true if it was probably new (waits for a transaction adding the same item)';
+
+CREATE FUNCTION shared_bloom_add(name text, item anycompatible, transactional boolean) RETURNS boolean
+AS 'MODULE_PATHNAME', 'shared_bloom_add' LANGUAGE C VOLATILE SUPPORT sketchshare_support;
+COMMENT ON FUNCTION shared_bloom_add(text, anycompatible, boolean) IS
+'Adds an item to a shared Bloom filter; transactional => false adds it at once (not rolled back, no waits)';
 
 CREATE FUNCTION shared_bloom_add_many(name text, items anyarray) RETURNS bigint
 AS 'MODULE_PATHNAME', 'shared_bloom_add_many' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION shared_bloom_add_many(text, anyarray) IS
-'Adds every non-null element of an array to a shared Bloom filter under one lock acquisition; returns how many were probably new';
+'Adds every non-null element of an array to a shared Bloom filter when the transaction commits; returns how many were probably new';
+
+CREATE FUNCTION shared_bloom_add_many(name text, items anyarray, transactional boolean) RETURNS bigint
+AS 'MODULE_PATHNAME', 'shared_bloom_add_many' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION shared_bloom_add_many(text, anyarray, boolean) IS
+'Adds every non-null element of an array to a shared Bloom filter; transactional => false adds them at once under one lock acquisition (not rolled back)';
 
 CREATE FUNCTION shared_bloom_contains(name text, item anycompatible) RETURNS boolean
 AS 'MODULE_PATHNAME', 'shared_bloom_contains' LANGUAGE C VOLATILE PARALLEL SAFE SUPPORT sketchshare_support;

@@ -2,7 +2,9 @@
 # SIGKILL of a backend in the middle of a load. The postmaster then restarts
 # every backend; afterwards the objects attach and validate, a writer gets
 # the exclusive lock within a second (a dead holder's share is reclaimed), and
-# every id whose add returned before the kill is still contained.
+# every id whose add returned before the kill is still contained. The loads
+# add at once (transactional => false), so that what returned is in the file;
+# shared_transactional.sh kills a transactional load.
 set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
@@ -13,19 +15,19 @@ q "SELECT shared_cbf_create('crash', 4000000, 0.01)" >/dev/null
 BLOOM_ADD=""
 if [ "$HAVE_BLOOM" -gt 0 ]; then
     q "SELECT shared_bloom_create('crash_bloom', 4000000, 0.01)" >/dev/null
-    BLOOM_ADD="PERFORM shared_bloom_add('crash_bloom', g) FROM generate_series(b * 100, b * 100 + 99) g;"
+    BLOOM_ADD="PERFORM shared_bloom_add('crash_bloom', g, false) FROM generate_series(b * 100, b * 100 + 99) g;"
 fi
 
 # Loader 1: batches of 100 single adds; a NOTICE reaches the client after
 # each batch returned (notices are sent as they are raised).
 start_loader 1 "DO \$\$ BEGIN FOR b IN 0..39999 LOOP
-    PERFORM shared_cbf_add('crash', g) FROM generate_series(b * 100, b * 100 + 99) g;
+    PERFORM shared_cbf_add('crash', g, false) FROM generate_series(b * 100, b * 100 + 99) g;
     $BLOOM_ADD
     RAISE NOTICE 'done %', b;
 END LOOP; END \$\$"
 # Loader 2: big add_many batches, so it holds the shared lock most of the time.
 start_loader 2 "DO \$\$ BEGIN FOR b IN 1..100000 LOOP
-    PERFORM shared_cbf_add_many('crash', array_agg(g)) FROM generate_series(5000000 + (b % 50) * 200000, 5000000 + (b % 50) * 200000 + 199999) g;
+    PERFORM shared_cbf_add_many('crash', array_agg(g), false) FROM generate_series(5000000 + (b % 50) * 200000, 5000000 + (b % 50) * 200000 + 199999) g;
 END LOOP; END \$\$"
 
 # 'reused': its lock words name a live process (a sleep) in the writer word
@@ -39,7 +41,7 @@ reused_holder=$!  # not in PIDS yet: sigkill_backend waits for those
 put_u32 "$(object_dir)/reused" 384 "$reused_holder"  # offsetof(FileHeader, lock.writer)
 put_u32 "$(object_dir)/reused" 4096 "$reused_holder"  # reader slot 0 (kSlotsOffset)
 check_error "before the crash, the planted writer holds 'reused'" "statement timeout" \
-    "SELECT shared_cbf_add('reused', 2)" 300ms
+    "SELECT shared_cbf_add('reused', 2, false)" 300ms
 
 # Let both run, then SIGKILL the add_many backend.
 await_batch 200 10
@@ -56,7 +58,7 @@ check "a writer gets the lock within a second" \
     "SELECT shared_cbf_remove('crash', 0)" 1s
 check "and adds go on" "SELECT shared_cbf_add('crash', 'after the crash') AND shared_cbf_contains('crash', 'after the crash')"
 check "after the crash restart, the words of the run before are cleared: 'reused' adds and removes at once" \
-    "SELECT shared_cbf_add('reused', 3) AND shared_cbf_remove('reused', 3)" 1s
+    "SELECT shared_cbf_add('reused', 3, false) AND shared_cbf_remove('reused', 3)" 1s
 kill "$reused_holder" 2>/dev/null || true
 q "SELECT 'lock recoveries after the crash: ' || (shared_cbf_stats('crash')->>'lock_recoveries')"
 if [ "$HAVE_BLOOM" -gt 0 ]; then
@@ -78,17 +80,18 @@ check "a dead writer's lock is reclaimed within a second" \
     "SELECT shared_cbf_remove('crash', 1)" 1s
 
 # A waiting backend stays cancellable: a live process (here a sleep) holds
-# the writer word; statement_timeout and pg_cancel_backend end the wait.
+# the writer word; statement_timeout and pg_cancel_backend end the wait of an
+# immediate add (a transactional one takes the lock only at commit).
 sleep 60 &
 holder=$!
 PIDS+=($holder)
 put_u32 "$file" "$lock_offset" "$holder"
 check_error "statement_timeout ends a wait for the lock" "statement timeout" \
-    "SELECT shared_cbf_add('crash', 'blocked')" 300ms
-psql -X -At -c "SELECT shared_cbf_add('crash', 'blocked')" >"$WORK/waiter.out" 2>&1 &
+    "SELECT shared_cbf_add('crash', 'blocked', false)" 300ms
+psql -X -At -c "SELECT shared_cbf_add('crash', 'blocked', false)" >"$WORK/waiter.out" 2>&1 &
 waiter=$!
 for _ in $(seq 1 50); do
-    wpid=$(q "SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT shared_cbf_add(''crash'', ''blocked'')%' LIMIT 1")
+    wpid=$(q "SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT shared_cbf_add(''crash'', ''blocked'', false)%' LIMIT 1")
     [ -n "$wpid" ] && break
     sleep 0.1
 done
@@ -100,7 +103,7 @@ echo "ok: pg_cancel_backend ends a wait for the lock"
 check "lookups take no lock: contains answers while a writer holds it" "SELECT shared_cbf_contains('crash', 5)" 1s
 kill "$holder"; wait "$holder" 2>/dev/null || true
 check "once the holder is gone, a writer gets the lock within a second" \
-    "SELECT shared_cbf_add('crash', 'unblocked') AND shared_cbf_remove('crash', 'unblocked')" 1s
+    "SELECT shared_cbf_add('crash', 'unblocked', false) AND shared_cbf_remove('crash', 'unblocked')" 1s
 
 # A live process holding every item stripe, as one stopped (SIGSTOP, a
 # debugger) inside an add would hold one: an add then lets go of the lock
@@ -112,8 +115,8 @@ PIDS+=($holder)
 stripes_offset=8192  # kStripesOffset, src/core/shared_file.hpp
 put_u32 "$file" "$stripes_offset" "$holder" 1024
 check_error "statement_timeout ends a wait for an item's stripe" "statement timeout" \
-    "SELECT shared_cbf_add('crash', 'striped')" 300ms
-PGOPTIONS="-c statement_timeout=10s" psql -X -At -c "SELECT shared_cbf_add('crash', 'striped')" >"$WORK/striped.out" 2>&1 &
+    "SELECT shared_cbf_add('crash', 'striped', false)" 300ms
+PGOPTIONS="-c statement_timeout=10s" psql -X -At -c "SELECT shared_cbf_add('crash', 'striped', false)" >"$WORK/striped.out" 2>&1 &
 striped=$!
 sleep 0.3
 check "a writer gets the lock while an add waits for a stripe" "SELECT shared_cbf_remove('crash', 5) IS NOT NULL" 1s

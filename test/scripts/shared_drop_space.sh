@@ -44,8 +44,9 @@ grep -q 'shared object "big" does not exist' "$WORK/idle.log" ||
     fail "the idle session's next call: $(cat "$WORK/idle.log")"
 echo "ok: ... and that session's next call finds it gone"
 
-# 2. A live process (a sleep) holds the writer word of 'held'; an add waits
-# for the lock meanwhile. (The add before maps the file in this server run,
+# 2. A live process (a sleep) holds the writer word of 'held'; an immediate
+# add waits for the lock meanwhile (a transactional one would wait at its
+# commit, and the drop for that commit). (The add before maps the file in this server run,
 # so that mapping it again does not clear the planted word.)
 q "SELECT shared_cbf_create('held', 1000)" >/dev/null
 q "SELECT shared_cbf_add('held', 'a')" >/dev/null
@@ -53,11 +54,11 @@ sleep 60 &
 holder=$!
 PIDS+=($holder)
 put_u32 "$dir/held" 384 "$holder"  # offsetof(FileHeader, lock.writer)
-psql -X -At -c "SELECT shared_cbf_add('held', 'waiting')" >"$WORK/waiter.out" 2>&1 &
+psql -X -At -c "SELECT shared_cbf_add('held', 'waiting', false)" >"$WORK/waiter.out" 2>&1 &
 waiter=$!
 PIDS+=($waiter)
 for _ in $(seq 1 50); do
-    [ -n "$(q "SELECT pid FROM pg_stat_activity WHERE query = 'SELECT shared_cbf_add(''held'', ''waiting'')'")" ] && break
+    [ -n "$(q "SELECT pid FROM pg_stat_activity WHERE query = 'SELECT shared_cbf_add(''held'', ''waiting'', false)'")" ] && break
     sleep 0.1
 done
 start=$(date +%s%N)

@@ -82,12 +82,15 @@ done
 check "the refused changes left the copy as it was" \
     "SELECT shared_cbf_contains('seen', 1) AND NOT shared_cbf_contains('seen', 5000) AND NOT shared_bloom_contains('urls', 5000)"
 
-# Promoted, the standby changes its copies: adds take the shared lock and an
-# item stripe, a remove the exclusive lock, none of them held by the planted id.
+# Promoted, the standby changes its copies: immediate adds take the shared
+# lock and an item stripe, a remove the exclusive lock, none of them held by
+# the planted id; a transactional add commits into the copy.
 as_owner "$bin/pg_ctl" -D "$standby/data" -w promote >/dev/null
 check "the standby is promoted" "SELECT NOT pg_is_in_recovery()"
 check "after promotion adds and a remove run at once" \
-    "SELECT shared_cbf_add('seen', 5000) AND shared_bloom_add('urls', 5000) AND shared_cbf_remove('seen', 5000)
+    "SELECT shared_cbf_add('seen', 5000, false) AND shared_bloom_add('urls', 5000, false) AND shared_cbf_remove('seen', 5000)
             AND NOT shared_cbf_contains('seen', 5000) AND shared_bloom_contains('urls', 5000)" 5s
+check "and a transactional add commits" "SELECT shared_cbf_add('seen', 5001)" 5s
+check "into the copy" "SELECT shared_cbf_contains('seen', 5001)" 5s
 check "and so does a reservoir's add" \
     "SELECT shared_reservoir_add('picks', 'promoted') IS NOT NULL AND shared_reservoir_seen('picks') = 101" 5s

@@ -37,6 +37,8 @@ Describer describer_for(uint32 kind);
 constexpr const char* kObjectsFolder = "sketchshare";
 std::string db_folder(Oid db);
 
+// Raises 55006: the object was dropped or re-created while a call used it.
+[[noreturn]] void report_dropped_meanwhile(const char* name);
 // The cache, and the callbacks of transactions and invalidations, once per backend.
 void ensure_setup();
 // Lets go of the mappings of dropped objects and of changed files.

@@ -16,6 +16,7 @@
 #include "prefetch/prefetch.hpp"
 #include "shared_objects/shared_items.hpp"
 #include "shared_objects/shared_registry.hpp"
+#include "shared_objects/transactional_adds.hpp"
 
 extern "C" {
 #include "utils/jsonb.h"
@@ -160,6 +161,29 @@ SKETCH_FUNCTION(shared_bloom_create_from) {
     PG_RETURN_VOID();
 }
 
+namespace {
+
+// At commit, the transaction's adds (transactional_adds.hpp). The geometry
+// parsed when the object was opened parses again; nothing may escape here.
+void apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
+    Parsed p;
+    try {
+        p = geometry(e);
+    } catch (...) {
+        return;
+    }
+    ss::add_hashes_shared(e, hashes, n, [&](const sketch::Hash128& x) { return sb::insert_atomic(p.g, e->map.payload(), x); });
+}
+
+constexpr ss::AddOps kAddOps{apply_adds};
+
+bool add_in_transaction(ss::Entry* e, const Parsed& p, const sketch::Hash128& h) {
+    const auto committed = [&](const sketch::Hash128& x) { return sb::contains_concurrent(p.g, e->map.payload(), x); };
+    return ss::add_in_transaction(e, h, ss::lookup_of(committed), kAddOps);
+}
+
+}  // namespace
+
 SKETCH_FUNCTION(shared_bloom_add) {
     ss::Entry* e = ss::open_unless_null(fcinfo, kBloom, ss::kWrite);
     if (e == nullptr) PG_RETURN_NULL();
@@ -167,6 +191,7 @@ SKETCH_FUNCTION(shared_bloom_add) {
     ss::check_object_items(fcinfo, e, 1, sketch_pg::ItemUse::add, false, "shared_bloom_add_many");
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, p.seed);
+    if (ss::transactional_arg(fcinfo, 2)) PG_RETURN_BOOL(add_in_transaction(e, p, h));
     const bool fresh = ss::add_hashes_shared(e, &h, 1, [&](const sketch::Hash128& x) {
         return sb::insert_atomic(p.g, e->map.payload(), x);
     }) != 0;
@@ -181,8 +206,13 @@ SKETCH_FUNCTION(shared_bloom_add_many) {
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
     int count;
     const sketch::Hash128* hashes = ss::hash_array_arg(fcinfo, 1, p.seed, &count);
+    int64 fresh = 0;
+    if (ss::transactional_arg(fcinfo, 2)) {
+        for (int i = 0; i < count; ++i) fresh += add_in_transaction(e, p, hashes[i]);
+        PG_RETURN_INT64(fresh);
+    }
     // one lock acquisition for the whole batch
-    const int64 fresh = ss::add_hashes_shared(e, hashes, count, [&](const sketch::Hash128& x) {
+    fresh = ss::add_hashes_shared(e, hashes, count, [&](const sketch::Hash128& x) {
         return sb::insert_atomic(p.g, e->map.payload(), x);
     });
     PG_RETURN_INT64(fresh);
@@ -195,7 +225,7 @@ SKETCH_FUNCTION(shared_bloom_contains) {
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, p.seed);
     if (ss::is_frozen(e)) PG_RETURN_BOOL(sb::contains(p.g, e->map.payload(), h));
-    PG_RETURN_BOOL(sb::contains_concurrent(p.g, e->map.payload(), h));
+    PG_RETURN_BOOL(sb::contains_concurrent(p.g, e->map.payload(), h) || ss::pending_in_transaction(e, h));
 }
 
 // shared_bloom_contains_many(name, items): shared_bloom_contains of each element.

@@ -16,6 +16,7 @@
 #include "prefetch/prefetch.hpp"
 #include "shared_objects/shared_items.hpp"
 #include "shared_objects/shared_registry.hpp"
+#include "shared_objects/transactional_adds.hpp"
 
 extern "C" {
 #include "catalog/pg_type.h"
@@ -66,6 +67,19 @@ bool create_with(const char* name, const cbf::Geometry& g, const uint8_t* counte
     const scf::StoredGeometry s = scf::to_stored(g);
     return ss::create_object(name, sh::Kind::cbf, reinterpret_cast<const uint8_t*>(&s), sizeof s, g.counter_bytes(),
                              counters, if_not_exists);
+}
+
+// At commit, the transaction's adds (transactional_adds.hpp).
+void apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
+    const cbf::Geometry g = geometry(e);
+    ss::add_hashes_shared(e, hashes, n, [&](const sketch::Hash128& x) { return cbf::add_atomic(g, e->map.payload(), x); });
+}
+
+constexpr ss::AddOps kAddOps{apply_adds};
+
+bool add_in_transaction(ss::Entry* e, const cbf::Geometry& g, const sketch::Hash128& h) {
+    const auto committed = [&](const sketch::Hash128& x) { return cbf::contains_atomic(g, e->map.payload(), x); };
+    return ss::add_in_transaction(e, h, ss::lookup_of(committed), kAddOps);
 }
 
 }  // namespace
@@ -121,6 +135,7 @@ SKETCH_FUNCTION(shared_cbf_add) {
     const cbf::Geometry g = geometry(e);
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
     cbf::prefetch(g, e->map.payload(), h);  // the misses overlap the lock acquisition
+    if (ss::transactional_arg(fcinfo, 2)) PG_RETURN_BOOL(add_in_transaction(e, g, h));
     const bool fresh = ss::add_hashes_shared(e, &h, 1, [&](const sketch::Hash128& x) {
         return cbf::add_atomic(g, e->map.payload(), x);
     }) != 0;
@@ -135,8 +150,13 @@ SKETCH_FUNCTION(shared_cbf_add_many) {
     const cbf::Geometry g = geometry(e);
     int count;
     const sketch::Hash128* hashes = ss::hash_array_arg(fcinfo, 1, g.seed, &count);
+    int64 fresh = 0;
+    if (ss::transactional_arg(fcinfo, 2)) {
+        for (int i = 0; i < count; ++i) fresh += add_in_transaction(e, g, hashes[i]);
+        PG_RETURN_INT64(fresh);
+    }
     // one lock acquisition for the whole batch
-    const int64 fresh = ss::add_hashes_shared(e, hashes, count, [&](const sketch::Hash128& x) {
+    fresh = ss::add_hashes_shared(e, hashes, count, [&](const sketch::Hash128& x) {
         return cbf::add_atomic(g, e->map.payload(), x);
     });
     PG_RETURN_INT64(fresh);
@@ -149,7 +169,7 @@ SKETCH_FUNCTION(shared_cbf_contains) {
     const cbf::Geometry g = geometry(e);
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
     if (ss::is_frozen(e)) PG_RETURN_BOOL(cbf::contains(g, e->map.payload(), h));
-    PG_RETURN_BOOL(cbf::contains_atomic(g, e->map.payload(), h));
+    PG_RETURN_BOOL(cbf::contains_atomic(g, e->map.payload(), h) || ss::pending_in_transaction(e, h));
 }
 
 // shared_cbf_contains_many(name, items): shared_cbf_contains of each element.

@@ -3,6 +3,7 @@
 // the sweep of what crashes and interrupted creates left.
 #include "shared_objects/shared_registry.hpp"
 #include "shared_objects/registry_internal.hpp"
+#include "shared_objects/transactional_adds.hpp"
 
 #include <cstring>
 
@@ -398,6 +399,7 @@ bool drop_object(const char* name, bool missing_ok) {
         remove_remains_of_create(name);
         return false;
     }
+    wait_for_pending_adds(file_id);
     push_pending(Pending::dropped, name, file_id);
     local_epoch++;
     return true;

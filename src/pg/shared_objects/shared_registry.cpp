@@ -184,13 +184,13 @@ void sweep_dropped() {
         if (check_file(e, false) && (sh::load_flags(e->map.header()) & sh::kDropped)) release(e);
 }
 
-namespace {
-
-[[noreturn]] void report_dropped_meanwhile(const char* name) {
+void report_dropped_meanwhile(const char* name) {
     ereport(ERROR, (errcode(ERRCODE_OBJECT_IN_USE),
                     errmsg("shared object \"%s\" was dropped or re-created meanwhile; try again", name)));
     pg_unreachable();
 }
+
+namespace {
 
 // The file of a catalog row read a moment ago failed to attach, or holds
 // another incarnation: if the object has been dropped since (its file

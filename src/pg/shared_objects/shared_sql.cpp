@@ -4,6 +4,7 @@
 
 #include "guard.hpp"
 #include "shared_objects/shared_registry.hpp"
+#include "shared_objects/transactional_adds.hpp"
 
 extern "C" {
 #include "access/htup_details.h"
@@ -68,6 +69,8 @@ SKETCH_FUNCTION(shared_freeze) {
     if (e->readonly || ss::is_frozen(e))
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("shared object \"%s\" is already frozen", name)));
+    ss::refuse_freeze_after_adds(e);
+    ss::wait_for_pending_adds(e->file_id);
     ss::lock_exclusive(e);
     sh::set_flags(e->map.header(), sh::kFrozen);
     ss::unlock_exclusive(e);

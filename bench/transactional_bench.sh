@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Transactional adds against a unique index, side by side in one run on a
+# throwaway cluster (tables unlogged, so that WAL does not hide the difference):
+#  1. pgbench at 2 and 8 clients, T seconds per run (default 5), R rounds
+#     (default 3) interleaved, one key per transaction, :k random in 1..10^9:
+#       INSERT INTO tgt SELECT :k WHERE shared_cbf_add('seen', :k)          (transactional)
+#       INSERT INTO tgt SELECT :k WHERE shared_cbf_add('seen', :k, false)   (immediate)
+#       INSERT INTO tgt_pk VALUES (:k) ON CONFLICT DO NOTHING               (primary key)
+#     tgt has no index.
+#  2. N new keys (default 10M, the x of t as bench/run.sh loads it) in one
+#     INSERT ... SELECT through shared_cbf_add, transactional and immediate,
+#     against the same load through ON CONFLICT DO NOTHING into a fresh table
+#     with a primary key, and count(x) (serial): wall-clock ms.
+#   bash bench/transactional_bench.sh [--rows N] [--seconds T] [--rounds R] [--mode M]
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+
+ROWS=10000000
+SECS=5
+ROUNDS=3
+MODE=prepared
+while [ $# -gt 0 ]; do
+    case $1 in
+        --rows) ROWS=$2; shift 2 ;;
+        --seconds) SECS=$2; shift 2 ;;
+        --rounds) ROUNDS=$2; shift 2 ;;
+        --mode) MODE=$2; shift 2 ;;
+        *) echo "unknown argument $1"; exit 2 ;;
+    esac
+done
+
+build_and_install
+cluster_start own
+PGBENCH=$PG_BIN/pgbench
+WORK=$(mktemp -d /tmp/sketchshare-bench.XXXXXX)
+chmod 755 "$WORK"
+q() { psql -X -At -v ON_ERROR_STOP=1 -c "$1"; }
+q "CREATE EXTENSION sketchshare" >/dev/null
+q "SELECT shared_cbf_create('seen', 10000000, 0.01)" >/dev/null
+q "CREATE UNLOGGED TABLE tgt (k bigint); CREATE UNLOGGED TABLE tgt_pk (k bigint PRIMARY KEY)" >/dev/null
+
+printf "\\\\set k random(1, 1000000000)\nINSERT INTO tgt SELECT :k WHERE shared_cbf_add('seen', :k);\n" >"$WORK/txn.sql"
+printf "\\\\set k random(1, 1000000000)\nINSERT INTO tgt SELECT :k WHERE shared_cbf_add('seen', :k, false);\n" >"$WORK/immediate.sql"
+printf '\\set k random(1, 1000000000)\nINSERT INTO tgt_pk VALUES (:k) ON CONFLICT DO NOTHING;\n' >"$WORK/pk.sql"
+
+tps() {  # tps SCRIPT CLIENTS
+    "$PGBENCH" -n -M "$MODE" -c "$2" -j "$2" -T "$SECS" -f "$WORK/$1.sql" 2>/dev/null |
+        awk '/^tps = / {print int($3)}'
+}
+median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+
+declare -A TPS
+for r in $(seq 1 "$ROUNDS"); do
+    for c in 2 8; do
+        for s in txn immediate pk; do TPS[$s.$c]+="$(tps $s "$c") "; done
+    done
+done
+echo "== pgbench ($MODE protocol, ${SECS}s runs, medians of $ROUNDS rounds)"
+echo "clients | transactional tps | immediate tps | primary key tps | transactional / primary key | transactional / immediate"
+for c in 2 8; do
+    t=$(median <<<"${TPS[txn.$c]}"); i=$(median <<<"${TPS[immediate.$c]}"); p=$(median <<<"${TPS[pk.$c]}")
+    echo "$c | $t | $i | $p | $(awk "BEGIN {printf \"%.2fx\", $t / $p}") | $(awk "BEGIN {printf \"%.2fx\", $t / $i}")"
+    echo "   runs: transactional ${TPS[txn.$c]}/ immediate ${TPS[immediate.$c]}/ primary key ${TPS[pk.$c]}"
+done
+
+[ "$ROWS" -gt 0 ] || exit 0
+q "SELECT setseed(0.42); CREATE TABLE t AS SELECT (random() * 9e18)::bigint AS x FROM generate_series(1, $ROWS)" >/dev/null
+q "VACUUM ANALYZE t" >/dev/null
+ms() {  # ms SQL...: wall-clock ms of the statements, in one session
+    local start
+    start=$(date +%s%N)
+    psql -X -q -v ON_ERROR_STOP=1 -c "SET max_parallel_workers_per_gather = 0" "${@/#/-c}" >/dev/null
+    echo $(( ($(date +%s%N) - start) / 1000000 ))
+}
+fresh() {  # an empty object sized for the rows, empty tables
+    q "SELECT shared_drop('bulk', true)" >/dev/null
+    q "SELECT shared_cbf_create('bulk', $ROWS, 0.01)" >/dev/null
+    q "TRUNCATE tgt, tgt_pk" >/dev/null
+}
+fresh
+count=$(ms "SELECT count(x) FROM t")
+fresh
+txn=$(ms "INSERT INTO tgt SELECT x FROM t WHERE shared_cbf_add('bulk', x)")
+check=$(q "SELECT count(*) FROM tgt")
+fresh
+imm=$(ms "INSERT INTO tgt SELECT x FROM t WHERE shared_cbf_add('bulk', x, false)")
+fresh
+pk=$(ms "INSERT INTO tgt_pk SELECT x FROM t ON CONFLICT DO NOTHING")
+echo "== $ROWS new keys in one INSERT ... SELECT (serial plans); the transactional load inserted $check rows"
+echo "count(x): $count ms"
+echo "transactional shared_cbf_add: $txn ms ($(awk "BEGIN {printf \"%.2fx\", $txn / $count}") count(x), primary key / it $(awk "BEGIN {printf \"%.1fx\", $pk / $txn}"))"
+echo "immediate shared_cbf_add: $imm ms ($(awk "BEGIN {printf \"%.2fx\", $imm / $count}") count(x))"
+echo "ON CONFLICT DO NOTHING into a primary key: $pk ms ($(awk "BEGIN {printf \"%.2fx\", $pk / $count}") count(x))"

@@ -1,0 +1,421 @@
+// Transactional adds (see transactional_adds.hpp): the pending list, its
+// local index, the key and object locks, and the (sub)transaction callbacks.
+#include "shared_objects/transactional_adds.hpp"
+
+#include <algorithm>
+
+#include "shared_objects/registry_internal.hpp"
+
+extern "C" {
+#include "optimizer/planner.h"
+#include "storage/lmgr.h"
+#include "storage/lock.h"
+#include "utils/memutils.h"
+}
+
+namespace sketch_pg {
+namespace shared {
+
+int64 pending_items = 0;
+
+namespace {
+
+// Lock tags: advisory tags with classes of their own (pg_advisory_lock uses
+// 1 and 2), shown in pg_locks as locktype 'advisory' with objsubid 21320 (a
+// key), 21327 (an object: its adders hold it row-exclusive, a freeze waits
+// for them) or 21334 (an object's overflowing transaction).
+constexpr uint16 kKeyClass = 21320;
+constexpr uint16 kObjectClass = 21327;
+constexpr uint16 kOverflowClass = 21334;
+
+// Item flags, kept in the high bits of an item's level word.
+constexpr uint32 kKeyLocked = 1u << 31;  // the item holds its key lock
+constexpr uint32 kIndexed = 1u << 30;    // the item is in the index
+constexpr uint32 kLevelMask = kIndexed - 1;
+
+struct PendingItem {
+    sketch::Hash128 h;
+    uint32 object;  // index into objects
+    uint32 level;   // nesting level of the subtransaction that added it, plus flags
+};
+
+struct PendingObject {
+    Entry* entry;   // registry entries are never freed
+    uint64 file_id; // the incarnation the adds were made to
+    AddOps ops;
+    int64 key_locks;       // items holding their key lock
+    int object_lock_level; // level holding the object's lock (row-exclusive), 0: none
+    int overflow_level;    // level holding the overflow lock, 0: none
+    // Overflowing: the key locks other transactions held when it began.
+    uint64* others_keys;
+    int64 nothers_keys;
+};
+
+// The transaction's pending state, in TopTransactionContext.
+PendingItem* items = nullptr;
+int64 items_capacity = 0;
+PendingObject* objects = nullptr;
+int nobjects = 0;
+int objects_capacity = 0;
+// Open addressing (linear probing) over item indexes + 1, 0 empty; at most
+// half full.
+uint32* slots = nullptr;
+uint64 slots_mask = 0;
+int64 indexed = 0;
+bool callbacks_registered = false;  // and the planner hook
+
+uint64 mix(uint64 x) {
+    x ^= x >> 31;
+    x *= 0x9E3779B97F4A7C15ull;
+    return x ^ (x >> 29);
+}
+
+uint64 home_of(uint32 object, const sketch::Hash128& h) { return mix(h.lo ^ (uint64(object) << 48)) & slots_mask; }
+
+void object_tag(LOCKTAG* tag, uint64 file_id) {
+    SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, uint32(file_id >> 32), uint32(file_id), kObjectClass);
+}
+
+void key_tag(LOCKTAG* tag, uint64 file_id, const sketch::Hash128& h) {
+    const uint64 k = mix(h.lo ^ mix(file_id));
+    SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, uint32(k >> 32), uint32(k), kKeyClass);
+}
+
+// The slot holding index+1 of an item equal to (object, h), or of a free one.
+uint64 probe(uint32 object, const sketch::Hash128& h) {
+    for (uint64 s = home_of(object, h);; s = (s + 1) & slots_mask) {
+        const uint32 v = slots[s];
+        if (v == 0) return s;
+        const PendingItem& it = items[v - 1];
+        if (it.object == object && it.h == h) return s;
+    }
+}
+
+void index_item(int64 i) {
+    slots[probe(items[i].object, items[i].h)] = uint32(i + 1);
+    items[i].level |= kIndexed;
+    indexed++;
+}
+
+void grow_index() {
+    const uint64 n = slots == nullptr ? 1024 : (slots_mask + 1) * 2;
+    // allocated before the old one goes: an allocation that fails leaves the
+    // index whole for a subtransaction that catches the error
+    auto* grown = static_cast<uint32*>(MemoryContextAllocHuge(TopTransactionContext, n * sizeof(uint32)));
+    if (slots != nullptr) pfree(slots);
+    slots = grown;
+    memset(slots, 0, n * sizeof(uint32));
+    slots_mask = n - 1;
+    indexed = 0;
+    for (int64 i = 0; i < pending_items; ++i)
+        if (items[i].level & kIndexed) index_item(i);
+}
+
+// Removes item i from the index (backward-shift deletion keeps every
+// remaining item reachable from its home slot).
+void unindex_item(int64 i) {
+    uint64 s = probe(items[i].object, items[i].h);
+    slots[s] = 0;
+    indexed--;
+    for (uint64 next = (s + 1) & slots_mask; slots[next] != 0; next = (next + 1) & slots_mask) {
+        const PendingItem& it = items[slots[next] - 1];
+        const uint64 home = home_of(it.object, it.h);
+        // Move it into the hole when the hole lies cyclically in [home, next).
+        if (((next - home) & slots_mask) >= ((next - s) & slots_mask)) {
+            slots[s] = slots[next];
+            slots[next] = 0;
+            s = next;
+        }
+    }
+}
+
+void append(uint32 object, const sketch::Hash128& h, uint32 flags) {
+    if (pending_items == items_capacity) {
+        const int64 n = items_capacity == 0 ? 256 : items_capacity * 2;
+        const Size bytes = Size(n) * sizeof(PendingItem);
+        items = static_cast<PendingItem*>(items == nullptr ? MemoryContextAllocHuge(TopTransactionContext, bytes)
+                                                           : repalloc_huge(items, bytes));
+        items_capacity = n;
+    }
+    if ((flags & kIndexed) && uint64(indexed + 1) * 2 > slots_mask + 1) grow_index();
+    const int64 i = pending_items++;
+    items[i] = PendingItem{h, object, uint32(GetCurrentTransactionNestLevel()) | (flags & kKeyLocked)};
+    if (flags & kIndexed) index_item(i);
+    if (flags & kKeyLocked) objects[object].key_locks++;
+}
+
+// The index of an item of (object, h) in the list, or -1.
+int64 find(uint32 object, const sketch::Hash128& h) {
+    if (slots == nullptr) return -1;
+    const uint32 v = slots[probe(object, h)];
+    return v == 0 ? -1 : int64(v) - 1;
+}
+
+void forget_all() {
+    items = nullptr;
+    items_capacity = 0;
+    objects = nullptr;
+    nobjects = 0;
+    objects_capacity = 0;
+    slots = nullptr;
+    slots_mask = 0;
+    indexed = 0;
+    pending_items = 0;
+}
+
+int find_object(const Entry* e) {
+    for (int i = 0; i < nobjects; ++i)
+        if (objects[i].entry == e && objects[i].file_id == e->file_id) return i;
+    return -1;
+}
+
+// At commit: each object's items, in batches, to its filter. Nothing here
+// may raise: interrupts are held off (the waits for the object's lock stay
+// bounded by the holders' work), and an object dropped meanwhile (its entry
+// let go of or mapping another incarnation) or frozen by this transaction
+// receives nothing.
+void apply_batch(Entry* e, const PendingObject& po, const sketch::Hash128* batch, int n) {
+    po.ops.apply(e, batch, n);
+    // ops counts each committed add, as it counts each immediate one
+    sketch::shared::add_ops(e->map.header(), lock_owner_id(), uint64(n - 1));
+}
+
+void apply_all() {
+    HOLD_INTERRUPTS();
+    constexpr int kBatch = 256;
+    sketch::Hash128 batch[kBatch];
+    for (int o = 0; o < nobjects; ++o) {
+        const PendingObject& po = objects[o];
+        Entry* e = po.entry;
+        if (!e->loaded || e->file_id != po.file_id || e->readonly || is_frozen(e)) continue;
+        int n = 0;
+        for (int64 i = 0; i < pending_items; ++i) {
+            if (items[i].object != uint32(o)) continue;
+            batch[n++] = items[i].h;
+            if (n == kBatch) {
+                apply_batch(e, po, batch, n);
+                n = 0;
+            }
+        }
+        if (n > 0) apply_batch(e, po, batch, n);
+    }
+    RESUME_INTERRUPTS();
+}
+
+void xact_callback(XactEvent event, void*) {
+    if (nobjects == 0) return;
+    switch (event) {
+        case XACT_EVENT_PRE_PREPARE:
+            if (pending_items == 0) break;
+            ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                            errmsg("cannot PREPARE a transaction that has added to shared objects transactionally"),
+                            errhint("Add with transactional => false, or commit without PREPARE.")));
+            break;
+        case XACT_EVENT_COMMIT:
+            apply_all();
+            forget_all();
+            break;
+        case XACT_EVENT_ABORT:
+        case XACT_EVENT_PREPARE:
+            forget_all();
+            break;
+        default: break;
+    }
+}
+
+// A rollback to a savepoint drops the items its subtransactions added (a
+// suffix of the list: levels never decrease along it) and PostgreSQL lets go
+// of the locks they took; a subtransaction's commit hands both to its parent.
+void subxact_callback(SubXactEvent event, SubTransactionId, SubTransactionId, void*) {
+    if (nobjects == 0) return;
+    const uint32 level = uint32(GetCurrentTransactionNestLevel());
+    if (event == SUBXACT_EVENT_ABORT_SUB) {
+        while (pending_items > 0 && (items[pending_items - 1].level & kLevelMask) >= level) {
+            const int64 i = pending_items - 1;
+            if (items[i].level & kIndexed) unindex_item(i);
+            if (items[i].level & kKeyLocked) objects[items[i].object].key_locks--;
+            pending_items--;
+        }
+        for (int o = 0; o < nobjects; ++o) {
+            if (uint32(objects[o].object_lock_level) >= level) objects[o].object_lock_level = 0;
+            if (uint32(objects[o].overflow_level) >= level) objects[o].overflow_level = 0;
+        }
+    } else if (event == SUBXACT_EVENT_COMMIT_SUB) {
+        for (int64 i = pending_items - 1; i >= 0 && (items[i].level & kLevelMask) == level; --i)
+            items[i].level = (items[i].level & ~kLevelMask) | (level - 1);
+        for (int o = 0; o < nobjects; ++o) {
+            if (uint32(objects[o].object_lock_level) == level) objects[o].object_lock_level = int(level - 1);
+            if (uint32(objects[o].overflow_level) == level) objects[o].overflow_level = int(level - 1);
+        }
+    }
+}
+
+planner_hook_type previous_planner = nullptr;
+
+// A transaction with pending adds plans no parallel query: a parallel
+// worker's lookups could not see the transaction's own adds.
+PlannedStmt* plan_serially_while_pending(Query* parse, const char* query_string, int cursor_options,
+                                         ParamListInfo params) {
+    if (pending_items != 0) cursor_options &= ~CURSOR_OPT_PARALLEL_OK;
+    return previous_planner != nullptr ? previous_planner(parse, query_string, cursor_options, params)
+                                       : standard_planner(parse, query_string, cursor_options, params);
+}
+
+uint32 object_for(Entry* e, const AddOps& ops) {
+    const int found = find_object(e);
+    if (found >= 0) return uint32(found);
+    if (!callbacks_registered) {
+        RegisterXactCallback(xact_callback, nullptr);
+        RegisterSubXactCallback(subxact_callback, nullptr);
+        previous_planner = planner_hook;
+        planner_hook = plan_serially_while_pending;
+        callbacks_registered = true;
+    }
+    if (nobjects == objects_capacity) {
+        const int n = objects_capacity == 0 ? 4 : objects_capacity * 2;
+        objects = static_cast<PendingObject*>(
+            objects == nullptr ? MemoryContextAlloc(TopTransactionContext, n * sizeof(PendingObject))
+                               : repalloc(objects, n * sizeof(PendingObject)));
+        objects_capacity = n;
+    }
+    objects[nobjects] = PendingObject{e, e->file_id, ops, 0, 0, 0, nullptr, 0};
+    return uint32(nobjects++);
+}
+
+// The object's lock, row-exclusive, once per transaction (and subtransaction
+// that rolls back): a freeze or a drop waits for it, so the commit finds the
+// object mutable and its file in place. Once it is held, a freeze or drop
+// that won the race is reported.
+void lock_object(uint32 o) {
+    PendingObject& po = objects[o];
+    if (po.object_lock_level != 0) return;
+    LOCKTAG tag;
+    object_tag(&tag, po.file_id);
+    (void)LockAcquire(&tag, RowExclusiveLock, false, false);
+    po.object_lock_level = GetCurrentTransactionNestLevel();
+    if (sketch::shared::load_flags(po.entry->map.header()) & sketch::shared::kDropped)
+        report_dropped_meanwhile(po.entry->name);
+    check_mutable(po.entry);
+}
+
+// An add of an item the filter or this transaction already holds: applied
+// at commit all the same (AddOps), not indexed.
+bool seen(uint32 object, const sketch::Hash128& h) {
+    append(object, h, 0);
+    return false;
+}
+
+// The tag of the lock a transaction takes exclusively while it overflows
+// (adds without key locks).
+void overflow_tag(LOCKTAG* tag, uint64 file_id) {
+    SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, uint32(file_id >> 32), uint32(file_id), kOverflowClass);
+}
+
+// Past its key locks, a transaction goes on without them: it takes the
+// object's overflow lock (after any transaction overflowing before it has
+// ended), which every adder of a new item checks after taking its key lock,
+// and waits for the transaction whose pending add holds an item's key lock:
+// the key locks other transactions held when it took the overflow lock (later
+// ones see it and let go of theirs), listed once here.
+void begin_overflow(uint32 o) {
+    PendingObject& po = objects[o];
+    LOCKTAG tag;
+    overflow_tag(&tag, po.file_id);
+    (void)LockAcquire(&tag, ExclusiveLock, false, false);
+    po.overflow_level = GetCurrentTransactionNestLevel();
+    LockData* data = GetLockStatusData();
+    int64 n = 0;
+    po.others_keys = static_cast<uint64*>(
+        MemoryContextAllocHuge(TopTransactionContext, Size(Max(data->nelements, 1)) * sizeof(uint64)));
+    for (int i = 0; i < data->nelements; ++i) {
+        const LockInstanceData& l = data->locks[i];
+        if (l.locktag.locktag_type == LOCKTAG_ADVISORY && l.locktag.locktag_field4 == kKeyClass &&
+            l.locktag.locktag_field1 == MyDatabaseId && l.pid != MyProcPid && l.holdMask != 0)
+            po.others_keys[n++] = (uint64(l.locktag.locktag_field2) << 32) | l.locktag.locktag_field3;
+    }
+    std::sort(po.others_keys, po.others_keys + n);
+    po.nothers_keys = n;
+}
+
+bool key_locked_by_others(const PendingObject& po, const LOCKTAG& key) {
+    const uint64 k = (uint64(key.locktag_field2) << 32) | key.locktag_field3;
+    return std::binary_search(po.others_keys, po.others_keys + po.nothers_keys, k);
+}
+
+// With the item's key lock held: when a transaction overflows the object (or
+// is about to), lets go of the key, waits for it to end and returns true (the
+// caller starts again); else false, the key still held.
+bool wait_for_overflowing(Entry* e, const LOCKTAG* key) {
+    LOCKTAG tag;
+    overflow_tag(&tag, e->file_id);
+    if (LockAcquire(&tag, ShareLock, false, true) != LOCKACQUIRE_NOT_AVAIL) {
+        LockRelease(&tag, ShareLock, false);
+        return false;
+    }
+    LockRelease(key, ExclusiveLock, false);
+    (void)LockAcquire(&tag, ShareLock, false, false);
+    LockRelease(&tag, ShareLock, false);
+    return true;
+}
+
+}  // namespace
+
+bool add_in_transaction(Entry* e, const sketch::Hash128& h, const Lookup& committed, const AddOps& ops) {
+    if (unlikely(IsInParallelMode()))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_TRANSACTION_STATE),
+                        errmsg("cannot add to shared object \"%s\" transactionally during a parallel operation",
+                               e->name)));
+    const uint32 o = object_for(e, ops);
+    lock_object(o);
+    if (find(o, h) >= 0 || committed(h)) return seen(o, h);
+    PendingObject& po = objects[o];
+    if (po.overflow_level == 0 && po.key_locks >= kKeyLocksPerObject) {
+        begin_overflow(o);
+        if (committed(h)) return seen(o, h);  // an overflowing transaction waited for committed it
+    }
+    LOCKTAG key;
+    key_tag(&key, e->file_id, h);
+    if (po.overflow_level != 0) {
+        // Another transaction's pending add of h holds its key lock.
+        if (key_locked_by_others(po, key)) {
+            (void)LockAcquire(&key, ExclusiveLock, false, false);
+            LockRelease(&key, ExclusiveLock, false);
+            if (committed(h)) return seen(o, h);
+        }
+        append(o, h, kIndexed);
+        return true;
+    }
+    for (;;) {
+        (void)LockAcquire(&key, ExclusiveLock, false, false);
+        if (!wait_for_overflowing(e, &key)) break;
+        if (committed(h)) return seen(o, h);
+    }
+    if (committed(h)) {  // the holder waited for committed it
+        LockRelease(&key, ExclusiveLock, false);
+        return seen(o, h);
+    }
+    append(o, h, kIndexed | kKeyLocked);
+    return true;
+}
+
+bool pending_in_transaction_slow(const Entry* e, const sketch::Hash128& h) {
+    const int o = find_object(e);
+    return o >= 0 && find(uint32(o), h) >= 0;
+}
+
+void wait_for_pending_adds(uint64 file_id) {
+    LOCKTAG tag;
+    object_tag(&tag, file_id);
+    (void)LockAcquire(&tag, ShareLock, false, false);
+}
+
+void refuse_freeze_after_adds(const Entry* e) {
+    const int o = find_object(e);
+    if (o >= 0 && objects[o].object_lock_level != 0)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("cannot freeze shared object \"%s\": this transaction has added to it", e->name),
+                        errhint("Freeze it in a transaction of its own.")));
+}
+
+}  // namespace shared
+}  // namespace sketch_pg

@@ -1,0 +1,87 @@
+// Transactional adds to shared Bloom and counting filters.
+//
+// An add made in a transaction does not touch the filter: the backend keeps
+// the item's hash in a local list (with the subtransaction level that made
+// it) and applies the list to the filters when the transaction commits
+// (XACT_EVENT_COMMIT: the commit is certain and the transaction's locks are
+// still held). An abort, a rollback to a savepoint, a killed backend or a
+// crash drops the list, so no other transaction ever sees those adds.
+//
+// Racing adders meet in PostgreSQL's lock manager, as a unique index's
+// inserters do: an add of a new item takes an exclusive lock on the (object,
+// item) key, held to the end of the transaction, so another transaction
+// adding that item waits, then finds it in the filter if the holder
+// committed, or adds it if the holder aborted. Deadlocks, lock_timeout,
+// statement_timeout and cancel work as for any lock.
+//
+// The lock table is small and shared, so a transaction takes at most
+// kKeyLocksPerObject key locks per object. Beyond them it overflows: it takes
+// the object's overflow lock exclusively (after any transaction overflowing
+// before it has ended) and adds without key locks. Every adder of a new item
+// checks the overflow lock after taking its key lock and, when a transaction
+// overflows, lets go of the key and waits for that transaction to end; the
+// overflowing one waits for the transactions whose pending adds held key
+// locks when it began. Shared memory stays bounded (the key locks); each
+// pending add takes 24 bytes of the backend's memory in the list and 8 to 16
+// in its index.
+#pragma once
+
+#include "shared_objects/shared_registry.hpp"
+
+namespace sketch_pg {
+namespace shared {
+
+// Key locks a transaction takes per object before it locks the object itself.
+constexpr int64 kKeyLocksPerObject = 64;
+
+// What a transactional add needs of the object's kind.
+struct AddOps {
+    // Adds n items to the filter at commit (every add of the transaction, a
+    // repeated one too: a cbf's counters count them all, and ops counts each
+    // call); must not raise (it runs under HOLD_INTERRUPTS, after the commit
+    // record).
+    void (*apply)(Entry* e, const sketch::Hash128* h, int n);
+};
+
+// Whether the committed filter probably holds an item: a reference to the
+// caller's lookup (which must not raise), valid for the call.
+struct Lookup {
+    bool (*fn)(const void* ctx, const sketch::Hash128& h);
+    const void* ctx;
+    bool operator()(const sketch::Hash128& h) const { return fn(ctx, h); }
+};
+template <typename F>
+Lookup lookup_of(const F& f) {
+    return Lookup{[](const void* ctx, const sketch::Hash128& h) { return (*static_cast<const F*>(ctx))(h); }, &f};
+}
+
+// Adds h to e in the current transaction; true when it was probably new
+// (neither committed nor added before by this transaction). Waits for a
+// transaction that has a pending add of the same item.
+bool add_in_transaction(Entry* e, const sketch::Hash128& h, const Lookup& committed, const AddOps& ops);
+
+// Whether this transaction has a pending add of h to e (a transaction sees
+// its own adds).
+extern int64 pending_items;
+bool pending_in_transaction_slow(const Entry* e, const sketch::Hash128& h);
+inline bool pending_in_transaction(const Entry* e, const sketch::Hash128& h) {
+    return pending_items != 0 && pending_in_transaction_slow(e, h);
+}
+
+// The `transactional` argument of an add (true when absent).
+inline bool transactional_arg(FunctionCallInfo fcinfo, int argno) {
+    return PG_NARGS() <= argno || PG_GETARG_BOOL(argno);
+}
+
+// Before a freeze or a drop of the object of file_id: waits for the
+// transactions with pending adds to it to end (their commits must find it
+// mutable, its file in place), and holds off new ones until this transaction
+// ends. A drop in the transaction that added needs no wait: the adds are
+// applied before the drop's file actions at commit.
+void wait_for_pending_adds(uint64 file_id);
+// Raises 55000 when the current transaction has added to e: a freeze would
+// refuse its own adds at commit.
+void refuse_freeze_after_adds(const Entry* e);
+
+}  // namespace shared
+}  // namespace sketch_pg

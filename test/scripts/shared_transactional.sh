@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# Transactional adds across sessions: two transactions racing on one key (the
+# second waits; seen after a commit, new after an abort), lock_timeout and
+# deadlocks ending such waits, a transaction past its key locks (overflowing)
+# against others, README's dedup pattern through a SIGKILL of the loading
+# backend and a retry, and pgbench clients over 2,000 keys, a quarter of
+# whose transactions roll back: every key of a committed attempt arrives
+# exactly once. Waits are observed in pg_stat_activity, never slept on.
+set -euo pipefail
+: "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
+source "$SKETCH_ROOT/test/scripts/lib/common.sh"
+start_test sketchshare_shared_transactional
+
+# Sessions fed through FIFOs: open_session NAME starts psql as application
+# NAME; send NAME SQL runs SQL there; await_output NAME TEXT waits until its
+# output shows TEXT (10 s at most).
+declare -A FD
+open_session() {
+    mkfifo "$WORK/$1.in"
+    PGAPPNAME=$1 psql -X -At <"$WORK/$1.in" >"$WORK/$1.out" 2>&1 &
+    PIDS+=($!)
+    exec {fd}>"$WORK/$1.in"
+    FD[$1]=$fd
+}
+send() { echo "$2" >&"${FD[$1]}"; }
+close_session() { send "$1" '\q'; eval "exec ${FD[$1]}>&-"; }
+await_output() {
+    for _ in $(seq 1 100); do
+        grep -qx -- "$2" "$WORK/$1.out" && return 0
+        sleep 0.1
+    done
+    cat "$WORK/$1.out"
+    fail "session $1 never printed '$2'"
+}
+# await_lock_wait NAME: until session NAME waits for a lock.
+await_lock_wait() {
+    for _ in $(seq 1 100); do
+        [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE application_name = '$1' AND wait_event_type = 'Lock'")" = 1 ] &&
+            return 0
+        sleep 0.1
+    done
+    cat "$WORK/$1.out"
+    fail "session $1 never waited for a lock"
+}
+# result NAME MARK: the line session NAME printed before MARK.
+result() { grep -B1 -- "^$2\$" "$WORK/$1.out" | head -1; }
+
+q "SELECT shared_cbf_create('race', 100000, 1e-6)" >/dev/null
+q "SELECT shared_bloom_create('race_bf', 100000, 1e-6)" >/dev/null
+open_session a
+open_session b
+
+# race KIND END: a adds key to the filter of KIND and holds its transaction;
+# b adds the same key and must wait until a ENDs (COMMIT or ROLLBACK).
+race() {
+    local fn=$1 obj=$2 key=$3 end=$4 expect=$5
+    send a "BEGIN;"
+    send a "SELECT $fn('$obj', $key);"
+    send a "\\echo a-added-$key"
+    await_output a "a-added-$key"
+    [ "$(result a "a-added-$key")" = t ] || fail "$fn: the first add of $key was not new"
+    send b "SELECT $fn('$obj', $key);"
+    send b "\\echo b-done-$key"
+    await_lock_wait b
+    grep -qx "b-done-$key" "$WORK/b.out" && fail "$fn: b did not wait"
+    send a "$end;"
+    await_output b "b-done-$key"
+    [ "$(result b "b-done-$key")" = "$expect" ] || fail "$fn: after $end, b's add of $key said $(result b "b-done-$key")"
+    echo "ok: $fn: b waited for a; after $end it said $expect"
+}
+race shared_cbf_add race 1 COMMIT f
+race shared_cbf_add race 2 ROLLBACK t
+race shared_bloom_add race_bf 101 COMMIT f
+race shared_bloom_add race_bf 102 ROLLBACK t
+check "cbf: each key counted by the committed adds only" \
+    "SELECT shared_cbf_count_of('race', 1) = 2 AND shared_cbf_count_of('race', 2) = 1"
+
+# lock_timeout ends the wait with the usual error
+send a "BEGIN;"
+send a "SELECT shared_cbf_add('race', 3);"
+send a '\echo a-holds-3'
+await_output a a-holds-3
+check_error "lock_timeout ends the wait" "lock timeout" \
+    "SET lock_timeout = '200ms'; SELECT shared_cbf_add('race', 3)"
+check_error "a statement_timeout too" "statement timeout" "SELECT shared_cbf_add('race', 3)" 200ms
+send a "ROLLBACK;"
+
+# a deadlock between two such waits is detected; the other transaction goes on
+send a "BEGIN; SELECT shared_cbf_add('race', 10);"
+send b "BEGIN; SELECT shared_cbf_add('race', 11);"
+send a '\echo a-10'
+send b '\echo b-11'
+await_output a a-10
+await_output b b-11
+send a "SELECT shared_cbf_add('race', 11);"
+send a '\echo a-11'
+await_lock_wait a
+send b "SELECT shared_cbf_add('race', 10);"
+send b '\echo b-10'
+await_output a a-11
+await_output b b-10
+grep -q "deadlock detected" "$WORK/a.out" "$WORK/b.out" || fail "no deadlock reported"
+echo "ok: the deadlock was detected"
+send a "COMMIT;"
+send b "COMMIT;"
+send a '\echo a-end'
+send b '\echo b-end'
+await_output a a-end
+await_output b b-end
+check "one transaction committed both keys, the other none" \
+    "SELECT shared_cbf_contains('race', 10) AND shared_cbf_contains('race', 11) AND
+            shared_cbf_count_of('race', 10) = 1 AND shared_cbf_count_of('race', 11) = 1"
+
+# An overflowing transaction (past its 64 key locks) against others: an add
+# of one of its items, and of any new item, waits for it to end.
+send a "BEGIN; SELECT count(*) FILTER (WHERE shared_cbf_add('race', g)) FROM generate_series(1000, 1999) g;"
+send a '\echo a-loaded'
+await_output a a-loaded
+[ "$(result a a-loaded)" = 1000 ] || fail "the overflowing load: $(result a a-loaded)"
+send b "SELECT shared_cbf_add('race', 1500), shared_cbf_add('race', 5000);"
+send b '\echo b-overflow'
+await_lock_wait b
+send a "COMMIT;"
+await_output b b-overflow
+[ "$(result b b-overflow)" = "f|t" ] || fail "after the overflowing commit: $(result b b-overflow)"
+echo "ok: an overflowing transaction's adds were waited for"
+# and it waits for a key another transaction holds
+send b "BEGIN; SELECT shared_cbf_add('race', 6000);"
+send b '\echo b-6000'
+await_output b b-6000
+send a "BEGIN; SELECT count(*) FILTER (WHERE shared_cbf_add('race', g)) FROM generate_series(5001, 7000) g;"
+send a '\echo a-loaded-2'
+await_lock_wait a
+send b "ROLLBACK;"
+await_output a a-loaded-2
+[ "$(result a a-loaded-2)" = 2000 ] || fail "overflowing after b's rollback: $(result a a-loaded-2)"
+send a "COMMIT;"
+send a '\echo a-committed-2'
+await_output a a-committed-2
+check "every item of the overflowing load is in" \
+    "SELECT bool_and(shared_cbf_contains('race', g)) FROM generate_series(5001, 7000) g"
+echo "ok: an overflowing transaction waited for a key held by another"
+# A drop (and a freeze) waits for the transactions with pending adds to the
+# object: their commits find it in place.
+q "SELECT shared_bloom_create('dropped', 1000, 0.01)" >/dev/null
+send a "BEGIN; SELECT shared_bloom_add('dropped', 1);"
+send a '\echo a-dropped-added'
+await_output a a-dropped-added
+send b "SELECT shared_drop('dropped');"
+send b '\echo b-dropped'
+await_lock_wait b
+send a "COMMIT;"
+await_output b b-dropped
+[ "$(result b b-dropped)" = t ] || fail "the waiting drop: $(result b b-dropped)"
+check "after the drop the object is gone" "SELECT count(*) = 0 FROM shared_objects WHERE name = 'dropped'"
+echo "ok: a drop waited for a transaction's pending adds"
+close_session a
+close_session b
+
+# README's dedup pattern, killed in the middle of a load (SIGKILL, crash
+# restart), then retried: every row arrives, for both kinds.
+for kind in cbf bloom; do
+    obj=crash_$kind
+    if [ $kind = cbf ]; then q "SELECT shared_cbf_create('$obj', 100000, 1e-6)" >/dev/null
+    else q "SELECT shared_bloom_create('$obj', 100000, 1e-6)" >/dev/null; fi
+    q "CREATE TABLE target_$kind (k int)" >/dev/null
+    load="INSERT INTO target_$kind SELECT g FROM generate_series(1, 1000) g WHERE shared_${kind}_add('$obj', g)"
+    open_session loader_$kind
+    send loader_$kind "BEGIN; $load; SELECT pg_backend_pid();"
+    send loader_$kind '\echo loaded'
+    await_output loader_$kind loaded
+    victim=$(result loader_$kind loaded)
+    echo "== SIGKILL the loading backend $victim"
+    kill -9 "$victim"
+    close_session loader_$kind 2>/dev/null || true
+    wait "${PIDS[@]}" 2>/dev/null || true
+    PIDS=()
+    await_server
+    check "$kind: nothing of the killed load" "SELECT NOT shared_${kind}_contains('$obj', 500)"
+    q "$load" >/dev/null
+    check "$kind: the retry loads every row" "SELECT count(*) = 1000 AND count(DISTINCT k) = 1000 FROM target_$kind"
+done
+
+# pgbench: 8 clients over 2,000 keys; each transaction records its attempt
+# and inserts its key through the filter; a quarter roll back.
+for kind in cbf bloom; do
+    if [ $kind = cbf ]; then q "SELECT shared_cbf_create('dedup_$kind', 100000, 1e-6)" >/dev/null
+    else q "SELECT shared_bloom_create('dedup_$kind', 100000, 1e-6)" >/dev/null; fi
+    q "CREATE TABLE attempts_$kind (k int); CREATE TABLE loaded_$kind (k int)" >/dev/null
+    cat >"$WORK/dedup_$kind.sql" <<SQL
+\set k random(1, 2000)
+\set r random(1, 4)
+BEGIN;
+INSERT INTO attempts_$kind VALUES (:k);
+INSERT INTO loaded_$kind SELECT :k WHERE shared_${kind}_add('dedup_$kind', :k);
+\if :r = 1
+ROLLBACK;
+\else
+COMMIT;
+\endif
+SQL
+    run_pgbench -c 8 -j 8 -t 1000 -f "$WORK/dedup_$kind.sql"
+    q "SELECT '$kind: ' || count(*) || ' committed attempts over ' || count(DISTINCT k) || ' keys' FROM attempts_$kind"
+    check "$kind: no key of a committed attempt lost" \
+        "SELECT count(*) = 0 FROM (SELECT DISTINCT k FROM attempts_$kind) a
+         WHERE NOT EXISTS (SELECT FROM loaded_$kind l WHERE l.k = a.k)"
+    check "$kind: no key loaded twice" "SELECT count(*) = count(DISTINCT k) FROM loaded_$kind"
+    check "$kind: nothing loaded without a committed attempt" \
+        "SELECT count(*) = 0 FROM loaded_$kind l WHERE NOT EXISTS (SELECT FROM attempts_$kind a WHERE a.k = l.k)"
+done
+echo "shared_transactional: all checks passed"
