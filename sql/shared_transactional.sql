@@ -9,6 +9,8 @@ BEGIN;
 SELECT shared_cbf_add('seen', 1) AS first, shared_cbf_add('seen', 1) AS again, shared_cbf_contains('seen', 1) AS own;
 SELECT shared_bloom_add('seen_bf', 1) AS first, shared_bloom_add('seen_bf', 1) AS again,
        shared_bloom_contains('seen_bf', 1) AS own;
+SELECT shared_cbf_contains_many('seen', ARRAY[1, 3]) AS cbf_own_many,
+       shared_bloom_contains_many('seen_bf', ARRAY[1, 3]) AS bloom_own_many;
 ROLLBACK;
 SELECT shared_cbf_contains('seen', 1) AS cbf_after_rollback, shared_bloom_contains('seen_bf', 1) AS bloom_after_rollback;
 -- committed adds are there; a cbf counts every add, a repeated one too

@@ -239,7 +239,8 @@ SKETCH_FUNCTION(shared_bloom_contains_many) {
     const bool frozen = ss::is_frozen(e);
     PG_RETURN_ARRAYTYPE_P(sketch_pg::answers_for(items, [&](Datum item) {
         const sketch::Hash128 h = sketch_pg::hash_item(hasher, item, p.seed);
-        return frozen ? sb::contains(p.g, e->map.payload(), h) : sb::contains_concurrent(p.g, e->map.payload(), h);
+        if (frozen) return sb::contains(p.g, e->map.payload(), h);
+        return sb::contains_concurrent(p.g, e->map.payload(), h) || ss::pending_in_transaction(e, h);
     }));
 }
 

@@ -183,7 +183,8 @@ SKETCH_FUNCTION(shared_cbf_contains_many) {
     const bool frozen = ss::is_frozen(e);
     PG_RETURN_ARRAYTYPE_P(sketch_pg::answers_for(items, [&](Datum item) {
         const sketch::Hash128 h = sketch_pg::hash_item(hasher, item, g.seed);
-        return frozen ? cbf::contains(g, e->map.payload(), h) : cbf::contains_atomic(g, e->map.payload(), h);
+        if (frozen) return cbf::contains(g, e->map.payload(), h);
+        return cbf::contains_atomic(g, e->map.payload(), h) || ss::pending_in_transaction(e, h);
     }));
 }
 
