@@ -111,6 +111,44 @@ TEST(SharedReservoir, FillsThenSamplesAndTruncates) {
     EXPECT_EQ(r.item(0), "x");
 }
 
+TEST(SharedReservoir, RecordsOneItemType) {
+    Res r(3, 8, false);
+    EXPECT_STREQ(r.view.item_type(), "");
+    r.view.note_item_type("integer");
+    r.view.note_item_type("integer");
+    EXPECT_STREQ(r.view.item_type(), "integer");
+    r.view.note_item_type("text");  // a second type: none single any more
+    EXPECT_EQ(r.view.item_type()[0], sr::kMixedItemTypes);
+    r.view.note_item_type("integer");
+    EXPECT_EQ(r.view.item_type()[0], sr::kMixedItemTypes);
+    r.view.clear();  // the next add records its own
+    EXPECT_STREQ(r.view.item_type(), "");
+    r.view.note_item_type(std::string(55, 'n').c_str());
+    EXPECT_EQ(r.view.item_type(), std::string(55, 'n'));
+    r.view.clear();
+    r.view.note_item_type(std::string(56, 'n').c_str());  // no room for it
+    EXPECT_EQ(r.view.item_type()[0], sr::kMixedItemTypes);
+}
+
+// Loading a fresh payload gives the state adds would have left: weighted, the
+// heap over the loaded keys (its root the smallest), and the sampling goes on.
+TEST(SharedReservoir, LoadsAValue) {
+    Res r(3, 8, true);
+    const double keys[3] = {-0.5, -2.0, -1.0};
+    const char* items[3] = {"a", "bb", "ccc"};
+    for (int i = 0; i < 3; ++i)
+        r.view.load_item(uint64_t(i), reinterpret_cast<const uint8_t*>(items[i]), uint32_t(strlen(items[i])), 0, keys[i]);
+    r.view.load_done(40, 3);
+    EXPECT_EQ(r.view.seen(), 40u);
+    EXPECT_EQ(r.view.count(), 3u);
+    EXPECT_EQ(r.item(1), "bb");
+    EXPECT_EQ(r.view.heap()[0], 1);
+    EXPECT_EQ(r.view.check(), nullptr);
+    r.add("heavy", 1e12);  // a key near 0 replaces the smallest
+    EXPECT_EQ(r.item(1), "heavy");
+    EXPECT_EQ(r.view.check(), nullptr);
+}
+
 // k = 5 of n = 20 over 3000 seeded trials: each item's inclusion count passes
 // a chi-square test with 19 degrees of freedom at p = 0.001 (critical 43.82).
 TEST(SharedReservoir, UniformInclusionChiSquare) {
