@@ -111,6 +111,91 @@ TEST(SharedReservoir, FillsThenSamplesAndTruncates) {
     EXPECT_EQ(r.item(0), "x");
 }
 
+TEST(SharedReservoir, RecordsOneItemType) {
+    Res r(3, 8, false);
+    EXPECT_STREQ(r.view.item_type(), "");
+    r.view.note_item_type("integer");
+    r.view.note_item_type("integer");
+    EXPECT_STREQ(r.view.item_type(), "integer");
+    r.view.note_item_type("text");  // a second type: none single any more
+    EXPECT_EQ(r.view.item_type()[0], sr::kMixedItemTypes);
+    r.view.note_item_type("integer");
+    EXPECT_EQ(r.view.item_type()[0], sr::kMixedItemTypes);
+    r.view.clear();  // the next add records its own
+    EXPECT_STREQ(r.view.item_type(), "");
+    r.view.note_item_type(std::string(55, 'n').c_str());
+    EXPECT_EQ(r.view.item_type(), std::string(55, 'n'));
+    r.view.clear();
+    r.view.note_item_type(std::string(56, 'n').c_str());  // no room for it
+    EXPECT_EQ(r.view.item_type()[0], sr::kMixedItemTypes);
+}
+
+// Loading a fresh payload gives the state adds would have left: weighted, the
+// heap over the loaded keys (its root the smallest), and the sampling goes on.
+TEST(SharedReservoir, LoadsAValue) {
+    Res r(3, 8, true);
+    const double keys[3] = {-0.5, -2.0, -1.0};
+    const char* items[3] = {"a", "bb", "ccc"};
+    for (int i = 0; i < 3; ++i)
+        r.view.load_item(uint64_t(i), reinterpret_cast<const uint8_t*>(items[i]), uint32_t(strlen(items[i])), 0, keys[i]);
+    r.view.load_done(40, 3);
+    EXPECT_EQ(r.view.seen(), 40u);
+    EXPECT_EQ(r.view.count(), 3u);
+    EXPECT_EQ(r.item(1), "bb");
+    EXPECT_EQ(r.view.heap()[0], 1);
+    EXPECT_EQ(r.view.check(), nullptr);
+    r.add("heavy", 1e12);  // a key near 0 replaces the smallest
+    EXPECT_EQ(r.item(1), "heavy");
+    EXPECT_EQ(r.view.check(), nullptr);
+}
+
+std::vector<sr::View::MergeItem> merge_items(const std::vector<std::string>& items, const std::vector<double>& keys) {
+    std::vector<sr::View::MergeItem> out;
+    for (size_t i = 0; i < items.size(); ++i)
+        out.push_back({reinterpret_cast<const uint8_t*>(items[i].data()), uint32_t(items[i].size()), 0,
+                       keys.empty() ? 0.0 : keys[i]});
+    return out;
+}
+
+// A uniform merge keeps min(k, seen) items, each from one side, sums seen,
+// and leaves a state adds go on from.
+TEST(SharedReservoir, MergesUniformSamples) {
+    Res r(4, 8, false);
+    r.add("a");
+    r.add("b");
+    const std::vector<std::string> b = {"x", "y", "z", "v", "u"};  // 5 of 30: a side of k = 5
+    auto items = merge_items(b, {});
+    std::vector<int32_t> take_a(4), take_b(5);
+    EXPECT_EQ(r.view.merge(items.data(), 5, 30, take_a.data(), take_b.data()), nullptr);
+    EXPECT_EQ(r.view.seen(), 32u);
+    EXPECT_EQ(r.view.count(), 4u);
+    EXPECT_EQ(r.view.check(), nullptr);
+    for (uint64_t i = 0; i < 4; ++i) EXPECT_NE(std::string("abxyzvu").find(r.item(i)), std::string::npos);
+    r.add("w");
+    EXPECT_EQ(r.view.seen(), 33u);
+    EXPECT_EQ(r.view.check(), nullptr);
+    EXPECT_NE(r.view.merge(items.data(), 5, uint64_t(INT64_MAX), take_a.data(), take_b.data()), nullptr);
+    EXPECT_EQ(r.view.seen(), 33u);
+}
+
+// A weighted merge keeps the k largest keys of both sides.
+TEST(SharedReservoir, MergesWeightedSamples) {
+    Res r(2, 8, true);
+    const double own[2] = {-3.0, -1.0};
+    r.view.load_item(0, reinterpret_cast<const uint8_t*>("a"), 1, 0, own[0]);
+    r.view.load_item(1, reinterpret_cast<const uint8_t*>("b"), 1, 0, own[1]);
+    r.view.load_done(10, 2);
+    const std::vector<std::string> b = {"x", "y", "z"};
+    auto items = merge_items(b, {-0.5, -4.0, -2.0});
+    std::vector<int32_t> take_a(2), take_b(3);
+    EXPECT_EQ(r.view.merge(items.data(), 3, 3, take_a.data(), take_b.data()), nullptr);
+    EXPECT_EQ(r.view.seen(), 13u);
+    EXPECT_EQ(r.view.check(), nullptr);
+    std::vector<std::string> kept = {r.item(0), r.item(1)};
+    std::sort(kept.begin(), kept.end());
+    EXPECT_EQ(kept, (std::vector<std::string>{"b", "x"}));
+}
+
 // k = 5 of n = 20 over 3000 seeded trials: each item's inclusion count passes
 // a chi-square test with 19 degrees of freedom at p = 0.001 (critical 43.82).
 TEST(SharedReservoir, UniformInclusionChiSquare) {

@@ -153,12 +153,20 @@ bool View::recover() noexcept {
     return true;
 }
 
+namespace {
+
+// The file's generator, or before the first add the geometry's seed.
+rsv::Rng file_rng(const Geometry& g, const Control* c) {
+    const bool zero = (c->rng[0] | c->rng[1] | c->rng[2] | c->rng[3]) == 0;
+    return zero ? rsv::Rng(g.initial_seed) : rsv::Rng::with_state(c->rng);
+}
+
+}  // namespace
+
 bool View::add(const uint8_t* bytes, uint32_t len, uint32_t flags, double weight, int crash_after) noexcept {
     Control* c = control();
     if (len > g_.item_size) len = g_.item_size;
-    // The file's generator, or before the first add the geometry's seed.
-    const bool zero = (c->rng[0] | c->rng[1] | c->rng[2] | c->rng[3]) == 0;
-    rsv::Rng rng = zero ? rsv::Rng(g_.initial_seed) : rsv::Rng::with_state(c->rng);
+    rsv::Rng rng = file_rng(g_, c);
 
     // The decision, on locals only.
     const uint64_t seen = c->seen + 1;
@@ -231,11 +239,119 @@ void View::clear(int crash_after) noexcept {
     next.pos = -1;
     std::memcpy(next.rng, control()->rng, sizeof next.rng);
     journaled(next, crash_after);
+    if (crash_after == 0) store_release(control()->item_type, char(0));  // the next add records its own
 }
 
 void View::seed(uint64_t seed_value) noexcept {
     rsv::Rng rng(seed_value);
     std::memcpy(control()->rng, rng.state(), sizeof control()->rng);
+}
+
+void View::place(const MergeItem& item, int64_t pos, uint64_t seen, uint64_t count, uint64_t stored) noexcept {
+    const uint32_t len = item.len > g_.item_size ? g_.item_size : item.len;
+    uint8_t* staging = slot(g_.k);
+    std::memcpy(staging, &len, 4);
+    std::memcpy(staging + 4, &item.flags, 4);
+    std::memcpy(staging + 8, item.bytes, len);
+    Journal next{};
+    next.pos = int32_t(pos);
+    next.seen = seen;
+    next.count = count;
+    std::memcpy(next.rng, control()->rng, sizeof next.rng);
+    next.stored = stored;
+    next.key = item.key;
+    journaled(next, 0);
+}
+
+const char* View::merge(const MergeItem* b, uint64_t count_b, uint64_t seen_b, int32_t* take_a,
+                        int32_t* take_b) noexcept {
+    Control* c = control();
+    const uint64_t k = g_.k;
+    const uint64_t seen_a = c->seen;
+    if (seen_b > uint64_t(INT64_MAX) - seen_a) return "the merged reservoir would have seen more than 2^63 items";
+    if (count_b == 0) return nullptr;
+    const uint64_t seen = seen_a + seen_b;
+    const uint64_t count = seen < k ? seen : k;
+    uint64_t stored = c->stored;
+    rsv::Rng rng = file_rng(g_, c);
+    if (g_.weighted) {
+        // Offered one by one with their keys, as adds would be: the k largest
+        // keys stay. The journal's apply keeps the heap.
+        for (uint64_t i = 0; i < count_b; ++i) {
+            const uint64_t now = c->count;
+            if (now < k)
+                place(b[i], int64_t(now), c->seen + 1, now + 1, stored + 1);
+            else if (b[i].key > keys()[heap()[0]])
+                place(b[i], heap()[0], c->seen + 1, now, stored + 1);
+            else
+                continue;
+            ++stored;
+        }
+    } else {
+        const uint64_t count_a = c->count;
+        rsv::MergeSplit split;
+        try {
+            split = rsv::uniform_merge(int64_t(seen_a), int32_t(count_a), int64_t(seen_b), int32_t(count_b),
+                                       int32_t(k), rng, take_a, take_b);
+        } catch (...) {
+            return "the two samples' counts are inconsistent";
+        }
+        // The positions of A not kept (take_a is sorted), then the new
+        // ones (only while A is not full, where seen = count = stored).
+        int32_t t = 0;
+        int32_t next_b = 0;
+        for (uint64_t pos = 0; pos < count_a && next_b < split.from_b; ++pos) {
+            if (t < split.from_a && uint64_t(take_a[t]) == pos) {
+                ++t;
+                continue;
+            }
+            place(b[take_b[next_b++]], int64_t(pos), seen_a, count_a, stored);
+        }
+        for (uint64_t pos = count_a; next_b < split.from_b; ++pos)
+            place(b[take_b[next_b++]], int64_t(pos), pos + 1, pos + 1, pos + 1);
+        stored += uint64_t(split.from_b);
+    }
+    Journal last{};
+    last.pos = -1;
+    last.seen = seen;
+    last.count = count;
+    std::memcpy(last.rng, rng.state(), sizeof last.rng);
+    last.stored = stored;
+    journaled(last, 0);
+    return nullptr;
+}
+
+void View::note_item_type(const char* name) noexcept {
+    char* field = control()->item_type;
+    if (field[0] == kMixedItemTypes) return;
+    const size_t len = std::strlen(name);
+    if (field[0] != 0) {
+        if (std::strncmp(field, name, sizeof control()->item_type) != 0) store_release(field, kMixedItemTypes);
+        return;
+    }
+    if (len == 0 || len >= sizeof control()->item_type) {
+        store_release(field, kMixedItemTypes);
+        return;
+    }
+    std::memcpy(field + 1, name + 1, len);  // the rest of the name and its NUL
+    store_release(field, name[0]);
+}
+
+void View::load_item(uint64_t pos, const uint8_t* bytes, uint32_t len, uint32_t flags, double key) noexcept {
+    if (len > g_.item_size) len = g_.item_size;
+    uint8_t* s = slot(pos);
+    std::memcpy(s, &len, 4);
+    std::memcpy(s + 4, &flags, 4);
+    std::memcpy(s + 8, bytes, len);
+    if (g_.weighted) keys()[pos] = key;
+}
+
+void View::load_done(uint64_t seen, uint64_t count) noexcept {
+    Control* c = control();
+    c->seen = seen;
+    c->count = count;
+    c->stored = count;
+    if (g_.weighted) rebuild_heap(count);
 }
 
 const char* View::damage(bool full) const noexcept {

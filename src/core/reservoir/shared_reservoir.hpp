@@ -75,11 +75,18 @@ struct Control {
     // exclusively, which shuts them all out.
     alignas(64) uint32_t mutex;
     alignas(64) Journal journal;
+    // The item type's name (schema-qualified, NUL-terminated), recorded by
+    // the first add after creation or a clear, so typed reads and snapshots
+    // give the items back as that type. All zero: none recorded yet (files
+    // written before this field existed read so too); kMixedItemTypes: no
+    // single type (adds of several types, or a name too long for the field).
+    char item_type[56];
 };
 static_assert(sizeof(Control) <= 256, "control block overflows");
 static_assert(offsetof(Control, mutex) == 64, "test/scripts/shared_reservoir_crash.sh writes the mutex at 12288 + 64");
 
 constexpr uint64_t kControlBytes = 256;
+constexpr char kMixedItemTypes = '\x01';
 
 // Validates and builds a geometry; throws invalid_parameter (bad k or
 // item_size) or program_limit (too large a file).
@@ -121,6 +128,36 @@ public:
     void clear(int crash_after = 0) noexcept;
     // Under the mutex: sets the RNG state from a seed.
     void seed(uint64_t seed) noexcept;
+    // Under the mutex, with every add: records `name` as the item type if
+    // none is recorded, marks the types mixed if another one is (or if the
+    // name does not fit). The first byte is stored last, so a process killed
+    // while writing leaves either no name or a whole one.
+    void note_item_type(const char* name) noexcept;
+    // Under the mutex, or on a frozen object: the recorded item type, ""
+    // for none, or a string starting with kMixedItemTypes.
+    const char* item_type() const noexcept { return control()->item_type; }
+
+    // Under the mutex, after recover(): merges in a sample of the same mode
+    // holding count_b items out of seen_b (count_b = min(seen_b, its k),
+    // its k >= this one's), exactly: uniform, the split of
+    // reservoir::uniform_merge; weighted, the k largest keys. The merged
+    // state is reached by journaled one-slot steps, each leaving a valid
+    // state (a process killed between two leaves a partial merge, never a
+    // damaged reservoir). take_a needs k entries, take_b count_b. Returns
+    // nullptr, or why nothing was changed (seen would overflow).
+    struct MergeItem {
+        const uint8_t* bytes;
+        uint32_t len;
+        uint32_t flags;
+        double key;  // weighted only
+    };
+    const char* merge(const MergeItem* b, uint64_t count_b, uint64_t seen_b, int32_t* take_a, int32_t* take_b) noexcept;
+
+    // Only on a payload nobody else maps yet (a zeroed buffer that seeds a
+    // new object): puts an item at position pos (key: weighted only), then
+    // load_done sets seen and count (= the items loaded) and the heap.
+    void load_item(uint64_t pos, const uint8_t* bytes, uint32_t len, uint32_t flags, double key) noexcept;
+    void load_done(uint64_t seen, uint64_t count) noexcept;
 
     // What a reader sees (under the mutex, or none when frozen): the
     // state after the last committed add. A journal left by a crashed writer
@@ -164,6 +201,9 @@ private:
     // Steps 2 to 5 of a change: fills the journal from `next`, commits,
     // applies and closes it (crash_after as for add).
     void journaled(const Journal& next, int crash_after) noexcept;
+    // One journaled step that puts item into position pos (its staging
+    // slot first) and sets seen, count and stored.
+    void place(const MergeItem& item, int64_t pos, uint64_t seen, uint64_t count, uint64_t stored) noexcept;
     void apply(const Journal& j) noexcept;
     void rebuild_heap(uint64_t count) noexcept;
 

@@ -14,12 +14,15 @@
 #include "reservoir/shared_reservoir.hpp"
 #include "guard.hpp"
 #include "shared_objects/shared_registry.hpp"
+#include "types/reservoir_value.hpp"
 
 extern "C" {
 #include "catalog/pg_type.h"
+#include "utils/builtins.h"
 #include "funcapi.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "parser/parse_type.h"
 #include "utils/array.h"
 #include "utils/float.h"
 #include "utils/jsonb.h"
@@ -161,6 +164,10 @@ ItemBytes item_bytes(Datum value, Oid typid, Form form, uint32 item_size) {
     return it;
 }
 
+// The item type as the object records it: its schema-qualified name, which
+// means the same type after a dump and restore (an OID would not).
+const char* item_type_name(Oid typid) { return format_type_extended(typid, -1, FORMAT_TYPE_FORCE_QUALIFY); }
+
 void check_weight(double w) {
     if (!sketch::reservoir::weight_ok(w)) sketch_pg::guarded([&] { sketch::reservoir::check_weight(w); });
 }
@@ -237,8 +244,10 @@ Datum add_one(FunctionCallInfo fcinfo, bool weighted_call) {
     const double w = weighted_call ? PG_GETARG_FLOAT8(2) : 1.0;
     if (weighted_call) check_weight(w);
     ItemBytes it = item_bytes(PG_GETARG_DATUM(1), typid, form_of(typid), v.geometry().item_size);
+    const char* type_name = item_type_name(typid);
     Held h;
     lock_for_write(e, v, &h);
+    v.note_item_type(type_name);
     const bool stored = v.add(reinterpret_cast<const uint8_t*>(it.data), it.len, it.flags, w);
     sh::add_ops(e->map.header(), h.me, 1);
     unlock_reservoir(e, v, h);
@@ -254,6 +263,8 @@ struct Copy {
     uint64 stored;
     uint64 stride;
     char* slots;  // count slots of stride bytes: uint32 len, uint32 flags, bytes
+    double* keys;  // weighted, with the items: the log-key of each slot
+    char item_type[sizeof(sr::Control::item_type)];  // as View::item_type
 };
 
 Copy read_state(ss::Entry* e, bool with_items) {
@@ -266,7 +277,10 @@ Copy read_state(ss::Entry* e, bool with_items) {
         if (with_items) {
             c.slots = static_cast<char*>(MemoryContextAllocExtended(CurrentMemoryContext, Max(room, 1) * c.stride,
                                                                     MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM));
-            if (c.slots == nullptr)
+            if (c.slots != nullptr && v.geometry().weighted)
+                c.keys = static_cast<double*>(MemoryContextAllocExtended(
+                    CurrentMemoryContext, Max(room, 1) * sizeof(double), MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM));
+            if (c.slots == nullptr || (v.geometry().weighted && c.keys == nullptr))
                 ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory"),
                                 errdetail("Copying %llu items of shared reservoir \"%s\".", (unsigned long long)room,
                                           e->name)));
@@ -280,45 +294,117 @@ Copy read_state(ss::Entry* e, bool with_items) {
             c.seen = s.seen;
             c.count = s.count;
             c.stored = s.stored;
+            memcpy(c.item_type, v.item_type(), sizeof c.item_type);
+            c.item_type[sizeof c.item_type - 1] = 0;
             for (uint64 i = 0; with_items && i < s.count; ++i) {
                 const uint8_t* slot = v.slot_in(s, i);
                 uint32 len;
                 memcpy(&len, slot, 4);
                 if (len > v.geometry().item_size) len = v.geometry().item_size;
                 memcpy(c.slots + i * c.stride, slot, 8 + size_t(len));
+                if (c.keys != nullptr)
+                    c.keys[i] = int64(i) == s.overlay ? v.control()->journal.key : v.keys()[i];
             }
         }
         if (!frozen) unlock_reservoir(e, v, h);
         if (fits) return c;
         pfree(c.slots);
+        if (c.keys != nullptr) pfree(c.keys);
         room = s.count;
     }
 }
 
-Datum sample(FunctionCallInfo fcinfo, bool as_bytea) {
-    ss::Entry* e = open_arg(fcinfo, ss::kRead);
-    Copy c = read_state(e, true);
+// Item i of a copy: its stored bytes and flags.
+struct Slot {
+    const char* data;
+    uint32 len;
+    uint32 flags;
+};
+
+Slot slot_of(const Copy& c, uint64 i) {
+    Slot sl;
+    const char* slot = c.slots + i * c.stride;
+    memcpy(&sl.len, slot, 4);
+    memcpy(&sl.flags, slot + 4, 4);
+    sl.data = slot + 8;
+    return sl;
+}
+
+varlena* varlena_of(const Slot& sl) {
+    auto* t = static_cast<varlena*>(palloc(VARHDRSZ + sl.len));
+    SET_VARSIZE(t, VARHDRSZ + sl.len);
+    memcpy(VARDATA(t), sl.data, sl.len);
+    return t;
+}
+
+// An item's text form: text items as stored, bytea items through byteaout.
+char* item_cstring(const Slot& sl) {
+    if (!(sl.flags & sr::kBinary)) return pnstrdup(sl.data, sl.len);
+    return DatumGetCString(DirectFunctionCall1(byteaout, PointerGetDatum(varlena_of(sl))));
+}
+
+// The item type a copy records as one type, or nullptr (none, or several).
+const char* single_item_type(const Copy& c) {
+    return c.item_type[0] == 0 || c.item_type[0] == sr::kMixedItemTypes ? nullptr : c.item_type;
+}
+
+// The items of a copy as values of type typid, read back through its input
+// function from their text forms.
+Datum* items_as_type(const Copy& c, Oid typid) {
+    Oid input, ioparam;
+    getTypeInputInfo(typid, &input, &ioparam);
+    FmgrInfo flinfo;
+    fmgr_info(input, &flinfo);
+    auto* items = static_cast<Datum*>(palloc(sizeof(Datum) * (c.count + 1)));
+    for (uint64 i = 0; i < c.count; ++i)
+        items[i] = InputFunctionCall(&flinfo, item_cstring(slot_of(c, i)), ioparam, -1);
+    return items;
+}
+
+// The items of a copy as text values (bytea items in their text form).
+Datum* items_as_text(const Copy& c) {
+    auto* items = static_cast<Datum*>(palloc(sizeof(Datum) * (c.count + 1)));
+    for (uint64 i = 0; i < c.count; ++i) {
+        const Slot sl = slot_of(c, i);
+        items[i] = sl.flags & sr::kBinary ? CStringGetTextDatum(item_cstring(sl)) : PointerGetDatum(varlena_of(sl));
+    }
+    return items;
+}
+
+// Refuses (42804) to read the items of e as type `asked` unless that is the
+// type the object records; an empty object that records none reads as any.
+void check_item_type(const ss::Entry* e, const Copy& c, Oid asked) {
+    const char* asked_name = item_type_name(asked);
+    const char* recorded = single_item_type(c);
+    if (recorded != nullptr && strcmp(recorded, asked_name) == 0) return;
+    if (c.item_type[0] == 0 && c.count == 0) return;
+    if (recorded != nullptr)
+        ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                        errmsg("shared reservoir \"%s\" holds items of type %s, not %s", e->name, recorded, asked_name),
+                        errhint("Pass a NULL of the item type: shared_reservoir_sample('%s', NULL::%s).", e->name,
+                                recorded)));
+    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                    errmsg("shared reservoir \"%s\" records no single item type, so its items cannot be read as %s",
+                           e->name, asked_name),
+                    errdetail(c.item_type[0] == 0 ? "Its items were added before item types were recorded."
+                                                  : "Items of several types were added, or the type's name is longer "
+                                                    "than 55 bytes."),
+                    errhint("Read them as text: shared_reservoir_sample('%s').", e->name)));
+}
+
+// The items of a copy as bytea values (their stored bytes).
+Datum* items_as_bytea(const Copy& c) {
+    auto* items = static_cast<Datum*>(palloc(sizeof(Datum) * (c.count + 1)));
+    for (uint64 i = 0; i < c.count; ++i) items[i] = PointerGetDatum(varlena_of(slot_of(c, i)));
+    return items;
+}
+
+Datum return_set(FunctionCallInfo fcinfo, const Datum* items, uint64 count) {
     InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
     auto* rsinfo = reinterpret_cast<ReturnSetInfo*>(fcinfo->resultinfo);
-    for (uint64 i = 0; i < c.count; ++i) {
-        const char* slot = c.slots + i * c.stride;
-        uint32 len, flags;
-        memcpy(&len, slot, 4);
-        memcpy(&flags, slot + 4, 4);
-        Datum value;
-        if (as_bytea || !(flags & sr::kBinary)) {
-            auto* t = static_cast<varlena*>(palloc(VARHDRSZ + len));
-            SET_VARSIZE(t, VARHDRSZ + len);
-            memcpy(VARDATA(t), slot + 8, len);
-            value = PointerGetDatum(t);
-        } else {  // a bytea item as text: its text form
-            auto* b = static_cast<varlena*>(palloc(VARHDRSZ + len));
-            SET_VARSIZE(b, VARHDRSZ + len);
-            memcpy(VARDATA(b), slot + 8, len);
-            value = CStringGetTextDatum(DatumGetCString(DirectFunctionCall1(byteaout, PointerGetDatum(b))));
-        }
+    for (uint64 i = 0; i < count; ++i) {
         bool isnull = false;
-        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
+        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, const_cast<Datum*>(&items[i]), &isnull);
     }
     return (Datum)0;
 }
@@ -345,6 +431,16 @@ float8* checked_weights(ArrayType* wa, ArrayType* items, int n) {
     return weights;
 }
 
+// The seed a new object's RNG starts from until shared_reservoir_seed.
+uint64 creation_seed() {
+    uint64 seed = 0;
+    if (!pg_strong_random(&seed, sizeof seed)) elog(ERROR, "could not generate a random seed");
+    return seed;
+}
+
+// shared_reservoir_create's default item_size.
+constexpr int64 kDefaultItemSize = 256;
+
 // add_many converts and offers its items in chunks of this many, each chunk
 // converted before the locks are taken: memory stays bounded whatever the
 // array's size (converting a million items at once took tens of MB of fresh
@@ -362,9 +458,7 @@ static bool create_from_args(FunctionCallInfo fcinfo, int rest, bool if_not_exis
     const int32 k = PG_GETARG_INT32(1);
     const int32 item_size = PG_GETARG_INT32(rest);
     const bool weighted = PG_GETARG_BOOL(rest + 1);
-    uint64 seed = 0;
-    if (!pg_strong_random(&seed, sizeof seed)) elog(ERROR, "could not generate a random seed");
-    sr::Geometry g = sketch_pg::guarded([&] { return sr::make_geometry(k, item_size, weighted, seed); });
+    sr::Geometry g = sketch_pg::guarded([&] { return sr::make_geometry(k, item_size, weighted, creation_seed()); });
     return ss::create_object(name, sh::Kind::reservoir, reinterpret_cast<const uint8_t*>(&g), sizeof g,
                              sr::payload_bytes(g), nullptr, if_not_exists);
 }
@@ -377,6 +471,41 @@ SKETCH_FUNCTION(shared_reservoir_create) {
 // shared_reservoir_create(name, k, item_size, weighted, if_not_exists):
 // whether it created.
 SKETCH_FUNCTION(shared_reservoir_create_if_not_exists) { PG_RETURN_BOOL(create_from_args(fcinfo, 2, PG_GETARG_BOOL(4))); }
+
+// shared_create_from(name, reservoir): a new shared reservoir holding the
+// value's items, seen, k and mode (and keys), recording its item type.
+// item_size is the create default, or the longest item's size if larger.
+SKETCH_FUNCTION(shared_reservoir_create_from) {
+    char name[64];
+    ss::checked_name(PG_GETARG_TEXT_PP(0), name);
+    reservoir_pg::View value;
+    reservoir_pg::view_of(PG_GETARG_DATUM(1), &value);
+    const Oid type = value.elem.type;
+    const Form form = form_of(type);
+    auto* items = static_cast<ItemBytes*>(palloc(sizeof(ItemBytes) * (value.count + 1)));
+    int64 item_size = kDefaultItemSize;
+    for (int32 i = 0; i < value.count; ++i) {
+        items[i] = item_bytes(value.items[i], type, form, uint32(sr::kMaxItemSize) + 1);
+        item_size = Max(item_size, int64(items[i].len));
+    }
+    if (item_size > sr::kMaxItemSize)
+        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                        errmsg("a shared reservoir item holds at most %lld bytes; this reservoir has an item of %lld",
+                               (long long)sr::kMaxItemSize, (long long)item_size)));
+    const sr::Geometry g = sketch_pg::guarded(
+        [&] { return sr::make_geometry(value.k, item_size, value.weighted, creation_seed()); });
+    auto* payload = static_cast<uint8_t*>(
+        MemoryContextAllocExtended(CurrentMemoryContext, sr::payload_bytes(g), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO));
+    sr::View v(g, payload);
+    for (int32 i = 0; i < value.count; ++i)
+        v.load_item(uint64(i), reinterpret_cast<const uint8_t*>(items[i].data), items[i].len, items[i].flags,
+                    value.weighted ? value.keys[i] : 0.0);
+    v.load_done(uint64(value.seen), uint64(value.count));
+    v.note_item_type(item_type_name(type));
+    ss::create_object(name, sh::Kind::reservoir, reinterpret_cast<const uint8_t*>(&g), sizeof g, sr::payload_bytes(g),
+                      payload);
+    PG_RETURN_VOID();
+}
 
 SKETCH_FUNCTION(shared_reservoir_add) { return add_one(fcinfo, false); }
 
@@ -397,6 +526,7 @@ SKETCH_FUNCTION(shared_reservoir_add_many) {
     const float8* weights = weighted_call ? checked_weights(PG_GETARG_ARRAYTYPE_P(2), items, n) : nullptr;
     const Oid elem = ARR_ELEMTYPE(items);
     const Form form = form_of(elem);
+    const char* type_name = item_type_name(elem);
     const uint32 item_size = v.geometry().item_size;
     MemoryContext chunk_cxt = AllocSetContextCreate(CurrentMemoryContext, "shared_reservoir_add_many", ALLOCSET_DEFAULT_SIZES);
     ArrayIterator it = array_create_iterator(items, 0, nullptr);
@@ -419,6 +549,7 @@ SKETCH_FUNCTION(shared_reservoir_add_many) {
         if (count > 0) {
             Held h;
             lock_for_write(e, v, &h);
+            v.note_item_type(type_name);
             for (int j = 0; j < count; ++j)
                 stored += v.add(reinterpret_cast<const uint8_t*>(list[j].data), list[j].len, list[j].flags, lw[j]);
             if (!counted) sh::add_ops(e->map.header(), h.me, 1);
@@ -433,9 +564,100 @@ SKETCH_FUNCTION(shared_reservoir_add_many) {
     PG_RETURN_INT64(stored);
 }
 
-SKETCH_FUNCTION(shared_reservoir_sample) { return sample(fcinfo, false); }
+SKETCH_FUNCTION(shared_reservoir_sample) {
+    Copy c = read_state(open_arg(fcinfo, ss::kRead), true);
+    return return_set(fcinfo, items_as_text(c), c.count);
+}
 
-SKETCH_FUNCTION(shared_reservoir_sample_bytea) { return sample(fcinfo, true); }
+SKETCH_FUNCTION(shared_reservoir_sample_bytea) {
+    Copy c = read_state(open_arg(fcinfo, ss::kRead), true);
+    return return_set(fcinfo, items_as_bytea(c), c.count);
+}
+
+// shared_reservoir_sample(name, NULL::type): the items as values of the
+// type the object records, which the second argument names.
+SKETCH_FUNCTION(shared_reservoir_sample_typed) {
+    if (PG_ARGISNULL(0)) return return_set(fcinfo, nullptr, 0);  // as the STRICT forms: no rows
+    ss::Entry* e = open_arg(fcinfo, ss::kRead);
+    const Oid asked = get_fn_expr_argtype(fcinfo->flinfo, 1);
+    if (!OidIsValid(asked))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("could not determine the item type")));
+    Copy c = read_state(e, true);
+    check_item_type(e, c, asked);
+    return return_set(fcinfo, items_as_type(c, asked), c.count);
+}
+
+// A reservoir value holding the object's items (as the recorded type; as
+// text if it records none), seen and k, and for a weighted one the keys.
+SKETCH_FUNCTION(shared_reservoir_snapshot) {
+    ss::Entry* e = open_arg(fcinfo, ss::kRead);
+    const sr::Geometry g = view_of(e).geometry();
+    Copy c = read_state(e, true);
+    const char* recorded = single_item_type(c);
+    const Oid type = recorded == nullptr ? TEXTOID : typenameTypeId(nullptr, typeStringToTypeName(recorded));
+    Datum* items = recorded == nullptr ? items_as_text(c) : items_as_type(c, type);
+    PG_RETURN_DATUM(reservoir_pg::flat_build(reservoir_pg::elem_for(type), g.weighted != 0, int32(g.k), int64(c.seen),
+                                             int32(c.count), items, c.keys));
+}
+
+// shared_reservoir_merge(name, value): merges a reservoir value into the
+// object exactly, as reservoir_union_agg merges two values: same mode, the
+// object's item type (recorded by this merge if it records none yet), and a
+// value k no smaller than the object's (a merge keeps the smaller k, and an
+// object's k is fixed). Items longer than item_size are cut, as adds cut them.
+SKETCH_FUNCTION(shared_reservoir_merge) {
+    ss::Entry* e = ss::open_unless_null(fcinfo, kReservoir, ss::kWrite);
+    if (e == nullptr) PG_RETURN_NULL();
+    ss::check_mutable(e);
+    sr::View v = view_of(e);
+    const sr::Geometry& g = v.geometry();
+    reservoir_pg::View value;
+    reservoir_pg::view_of(PG_GETARG_DATUM(1), &value);
+    if (value.weighted != (g.weighted != 0))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("cannot merge a %s reservoir into shared reservoir \"%s\", which is %s",
+                               value.weighted ? "weighted" : "uniform", e->name, g.weighted ? "weighted" : "uniform")));
+    if (uint32(value.k) < g.k)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("cannot merge a reservoir of k = %d into shared reservoir \"%s\" of k = %u", value.k,
+                               e->name, g.k),
+                        errdetail("A merge keeps the smaller k, and a shared reservoir's k is fixed."),
+                        errhint("Merge the values first, or create a shared reservoir of the smaller k with "
+                                "shared_create_from.")));
+    const Oid type = value.elem.type;
+    const Form form = form_of(type);
+    const char* type_name = item_type_name(type);
+    auto* items = static_cast<sr::View::MergeItem*>(palloc(sizeof(sr::View::MergeItem) * (value.count + 1)));
+    for (int32 i = 0; i < value.count; ++i) {
+        const ItemBytes it = item_bytes(value.items[i], type, form, g.item_size);
+        items[i] = {reinterpret_cast<const uint8_t*>(it.data), it.len, it.flags, value.weighted ? value.keys[i] : 0.0};
+    }
+    auto* take_a = static_cast<int32*>(palloc(sizeof(int32) * (g.k + 1)));
+    auto* take_b = static_cast<int32*>(palloc(sizeof(int32) * (value.count + 1)));
+    char recorded[sizeof(sr::Control::item_type)];
+    Held h;
+    lock_for_write(e, v, &h);
+    memcpy(recorded, v.item_type(), sizeof recorded);
+    const bool other_type = recorded[0] != 0 && recorded[0] != sr::kMixedItemTypes &&
+                            strncmp(recorded, type_name, sizeof recorded) != 0;
+    const char* failed = nullptr;
+    if (!other_type) {
+        if (value.count > 0) v.note_item_type(type_name);
+        failed = v.merge(items, uint64(value.count), uint64(value.seen), take_a, take_b);
+        sh::add_ops(e->map.header(), h.me, 1);
+    }
+    unlock_reservoir(e, v, h);
+    recorded[sizeof recorded - 1] = 0;
+    if (other_type)
+        ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                        errmsg("cannot merge a reservoir of items of type %s into shared reservoir \"%s\", which "
+                               "holds items of type %s",
+                               type_name, e->name, recorded)));
+    if (failed != nullptr)
+        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                        errmsg("cannot merge into shared reservoir \"%s\": %s", e->name, failed)));
+    PG_RETURN_VOID();
+}
 
 SKETCH_FUNCTION(shared_reservoir_seen) {
     ss::Entry* e = open_arg(fcinfo, ss::kRead);
