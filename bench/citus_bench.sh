@@ -6,16 +6,10 @@
 # shards) and t2 (2 shards, one per worker) with the same N rows (default 10M)
 # as bench/run.sh loads its t, then times
 # bench/citus/aggregates.sql with bench/bench.py.
-source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 ROWS=10000000
 RUNS=5
-while [ $# -gt 0 ]; do
-    case $1 in
-        --rows) ROWS=$2; shift 2 ;;
-        --runs) RUNS=$2; shift 2 ;;
-        *) echo "usage: $0 [--rows N] [--runs R]"; exit 2 ;;
-    esac
-done
+bench_options "$@"
 install_dependencies
 build_and_install
 citus_available >/dev/null || { echo "Citus is needed: $(citus_available)"; exit 1; }

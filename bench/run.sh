@@ -4,18 +4,13 @@
 # Loads t(x bigint, s text, g int) with N rows (default 10M) of random bigint,
 # 32-char text and 1000 groups, then runs each suite in bench/suites (all by
 # default) and prints every statement's median and its ratio to its baseline.
-source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 ROWS=10000000
 RUNS=5
+bench_options "$@"
 SUITES=()
-while [ $# -gt 0 ]; do
-    case $1 in
-        --rows) ROWS=$2; shift 2 ;;
-        --runs) RUNS=$2; shift 2 ;;
-        *) SUITES+=("$SKETCH_ROOT/bench/suites/$1.sql"); shift ;;
-    esac
-done
+for s in "${BENCH_ARGS[@]}"; do SUITES+=("$SKETCH_ROOT/bench/suites/$s.sql"); done
 [ ${#SUITES[@]} -gt 0 ] || SUITES=("$SKETCH_ROOT"/bench/suites/*.sql)
 
 install_dependencies

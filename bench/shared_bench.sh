@@ -12,44 +12,22 @@
 #   bash bench/shared_bench.sh [--rows N] [--seconds T] [--rounds R] [--runs R] [--mode M]
 #   (--runs: the SQL part; --mode: pgbench's query mode, simple (default), extended or prepared;
 #    --rows 0 skips the SQL part)
-source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 ROWS=10000000
 SECS=5
 ROUNDS=3
 RUNS=3
 MODE=simple
-while [ $# -gt 0 ]; do
-    case $1 in
-        --rows) ROWS=$2; shift 2 ;;
-        --seconds) SECS=$2; shift 2 ;;
-        --rounds) ROUNDS=$2; shift 2 ;;
-        --runs) RUNS=$2; shift 2 ;;
-        --mode) MODE=$2; shift 2 ;;
-        *) echo "unknown argument $1"; exit 2 ;;
-    esac
-done
+bench_options "$@"
 
-install_dependencies
-build_and_install
-cluster_start own
-PGBENCH=$PG_BIN/pgbench
-WORK=$(mktemp -d /tmp/sketchshare-bench.XXXXXX)
-chmod 755 "$WORK"
-q() { psql -X -At -v ON_ERROR_STOP=1 -c "$1"; }
-q "CREATE EXTENSION sketchshare" >/dev/null
-q "SELECT shared_cbf_create('seen', 10000000, 0.01)" >/dev/null
+pgbench_cluster
 q "CREATE UNLOGGED TABLE seen_ids (id bigint PRIMARY KEY)" >/dev/null
 
 printf '\\set id random(1, 1000000000)\nSELECT 1;\n' >"$WORK/select1.sql"
 printf '\\set id random(1, 1000000000)\nSELECT abs(:id);\n' >"$WORK/abs.sql"
 printf "\\\\set id random(1, 1000000000)\nSELECT shared_cbf_add('seen', :id);\n" >"$WORK/cbf.sql"
 printf '\\set id random(1, 1000000000)\nINSERT INTO seen_ids VALUES (:id) ON CONFLICT DO NOTHING;\n' >"$WORK/insert.sql"
-
-tps() {  # tps SCRIPT CLIENTS
-    "$PGBENCH" -n -M "$MODE" -c "$2" -j "$2" -T "$SECS" -f "$WORK/$1.sql" 2>/dev/null |
-        awk '/^tps = / {print int($3)}'
-}
 
 # Every (statement, clients) run once per round, rounds interleaved so that
 # drift in the machine's load hits all statements alike; medians reported.
@@ -59,15 +37,14 @@ for r in $(seq 1 "$ROUNDS"); do
         for s in select1 abs cbf insert; do TPS[$s.$c]+="$(tps $s "$c") "; done
     done
 done
-med() { printf '%s\n' $1 | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 echo "== pgbench -M $MODE, median of $ROUNDS interleaved runs of $SECS s, $(nproc) cores"
 echo "| clients | SELECT 1 tps | abs(:id) tps | abs / SELECT 1 | shared_cbf_add tps | ratio to SELECT 1 | INSERT ON CONFLICT tps | shared_cbf_add / INSERT |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 for c in 1 2 4 8; do
-    s1=$(med "${TPS[select1.$c]}")
-    ab=$(med "${TPS[abs.$c]}")
-    cb=$(med "${TPS[cbf.$c]}")
-    ins=$(med "${TPS[insert.$c]}")
+    s1=$(median <<<"${TPS[select1.$c]}")
+    ab=$(median <<<"${TPS[abs.$c]}")
+    cb=$(median <<<"${TPS[cbf.$c]}")
+    ins=$(median <<<"${TPS[insert.$c]}")
     echo "| $c | $s1 | $ab | $(awk "BEGIN {printf \"%.2fx\", $ab / $s1}") | $cb | $(awk "BEGIN {printf \"%.2fx\", $cb / $s1}") | $ins | $(awk "BEGIN {printf \"%.2fx\", $cb / $ins}") |"
 done
 echo "(all runs: $(for k in "${!TPS[@]}"; do printf '%s=[%s] ' "$k" "${TPS[$k]% }"; done))"
@@ -89,7 +66,6 @@ ms() {  # ms SQL: wall milliseconds of one statement
     end=$(date +%s%N)
     echo $(((end - start) / 1000000))
 }
-median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 # sized by --rows: past 106M rows its 2^31 counters (1 GiB and the header)
 # outgrow the default 1GB limit on one object, lifted here by a superuser
 q "SET sketchshare.max_shared_object_size = -1; SELECT shared_cbf_create('seen_sql', $ROWS, 0.01)" >/dev/null

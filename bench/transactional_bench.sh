@@ -12,41 +12,20 @@
 #     against the same load through ON CONFLICT DO NOTHING into a fresh table
 #     with a primary key, and count(x) (serial): wall-clock ms.
 #   bash bench/transactional_bench.sh [--rows N] [--seconds T] [--rounds R] [--mode M]
-source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 ROWS=10000000
 SECS=5
 ROUNDS=3
 MODE=prepared
-while [ $# -gt 0 ]; do
-    case $1 in
-        --rows) ROWS=$2; shift 2 ;;
-        --seconds) SECS=$2; shift 2 ;;
-        --rounds) ROUNDS=$2; shift 2 ;;
-        --mode) MODE=$2; shift 2 ;;
-        *) echo "unknown argument $1"; exit 2 ;;
-    esac
-done
+bench_options "$@"
 
-build_and_install
-cluster_start own
-PGBENCH=$PG_BIN/pgbench
-WORK=$(mktemp -d /tmp/sketchshare-bench.XXXXXX)
-chmod 755 "$WORK"
-q() { psql -X -At -v ON_ERROR_STOP=1 -c "$1"; }
-q "CREATE EXTENSION sketchshare" >/dev/null
-q "SELECT shared_cbf_create('seen', 10000000, 0.01)" >/dev/null
+pgbench_cluster
 q "CREATE UNLOGGED TABLE tgt (k bigint); CREATE UNLOGGED TABLE tgt_pk (k bigint PRIMARY KEY)" >/dev/null
 
 printf "\\\\set k random(1, 1000000000)\nINSERT INTO tgt SELECT :k WHERE shared_cbf_add('seen', :k);\n" >"$WORK/txn.sql"
 printf "\\\\set k random(1, 1000000000)\nINSERT INTO tgt SELECT :k WHERE shared_cbf_add('seen', :k, false);\n" >"$WORK/immediate.sql"
 printf '\\set k random(1, 1000000000)\nINSERT INTO tgt_pk VALUES (:k) ON CONFLICT DO NOTHING;\n' >"$WORK/pk.sql"
-
-tps() {  # tps SCRIPT CLIENTS
-    "$PGBENCH" -n -M "$MODE" -c "$2" -j "$2" -T "$SECS" -f "$WORK/$1.sql" 2>/dev/null |
-        awk '/^tps = / {print int($3)}'
-}
-median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
 declare -A TPS
 for r in $(seq 1 "$ROUNDS"); do
