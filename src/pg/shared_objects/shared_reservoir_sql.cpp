@@ -168,6 +168,24 @@ ItemBytes item_bytes(Datum value, Oid typid, Form form, uint32 item_size) {
 // means the same type after a dump and restore (an OID would not).
 const char* item_type_name(Oid typid) { return format_type_extended(typid, -1, FORMAT_TYPE_FORCE_QUALIFY); }
 
+// item_type_name for the per-row add: looked up once per statement (a check
+// round), not per row; a type renamed meanwhile is recorded by its new name
+// from the next statement on.
+const char* statement_item_type_name(Oid typid) {
+    static Oid type = InvalidOid;
+    static uint64 round = 0;
+    static char* name = nullptr;  // TopMemoryContext
+    const uint64 now = ss::current_round();
+    if (typid != type || now != round || name == nullptr) {
+        char* fresh = MemoryContextStrdup(TopMemoryContext, item_type_name(typid));
+        if (name != nullptr) pfree(name);
+        name = fresh;
+        type = typid;
+        round = now;
+    }
+    return name;
+}
+
 void check_weight(double w) {
     if (!sketch::reservoir::weight_ok(w)) sketch_pg::guarded([&] { sketch::reservoir::check_weight(w); });
 }
@@ -244,7 +262,7 @@ Datum add_one(FunctionCallInfo fcinfo, bool weighted_call) {
     const double w = weighted_call ? PG_GETARG_FLOAT8(2) : 1.0;
     if (weighted_call) check_weight(w);
     ItemBytes it = item_bytes(PG_GETARG_DATUM(1), typid, form_of(typid), v.geometry().item_size);
-    const char* type_name = item_type_name(typid);
+    const char* type_name = statement_item_type_name(typid);
     Held h;
     lock_for_write(e, v, &h);
     v.note_item_type(type_name);
