@@ -672,6 +672,37 @@ SELECT * FROM pg_temp.check($$
 SELECT r, w.k, (SELECT sum(cbf_count_of(w.cf, t.a)) FROM dq_t t) AS counts,
        (SELECT count(*) FILTER (WHERE bloom_contains(w.bf, t.a)) FROM dq_t t WHERE t.id % 2 = w.k - 1) AS members
 FROM generate_series(1, 2) r, dq_two w ORDER BY r, w.k;
+-- EXPLAIN ANALYZE reports what the node did: rows read ahead (hashed, their
+-- filter lines requested), pages that read ahead, pages paused (its rows were
+-- not looked up as returned), and filters resolved (a value once per scan, a
+-- shared object at each page). A stored value is read ahead for from the
+-- second page on (the function fetches it at the first row); a shared object
+-- the session opened before, from the first. Plain EXPLAIN shows none of
+-- these lines. (Serial, with parallel plans not forced: the counts are the
+-- scanning process's own.)
+CREATE FUNCTION pg_temp.prefetch_counts(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE line text;
+BEGIN
+    PERFORM set_config('force_parallel_mode', 'off', true);
+    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+        IF line ~ '(Rows Read Ahead|Pages Read Ahead|Pages Paused|Filters Resolved):' THEN
+            RETURN NEXT btrim(line);
+        END IF;
+    END LOOP;
+END $$;
+SELECT pg_relation_size('dq_t') / current_setting('block_size')::int AS dq_t_pages;
+SELECT pg_temp.prefetch_counts($$
+    SELECT count(*) FILTER (WHERE bloom_contains((SELECT bf FROM dq_f), t.a)) FROM dq_t t $$);
+SELECT pg_temp.prefetch_counts($$
+    SELECT count(*) FILTER (WHERE shared_cbf_contains('dq_sc', t.a)) FROM dq_t t $$);
+-- a filter under 1 MiB: nothing read ahead
+SELECT pg_temp.prefetch_counts($$
+    SELECT count(*) FROM pf_t WHERE cbf_contains((SELECT c FROM pf_filters WHERE name = 'cbf_i8'), i8) $$);
+-- one row in 50 looked up: the node pauses reading ahead
+SELECT pg_temp.prefetch_counts($$
+    SELECT count(*) FROM dq_t t WHERE CASE WHEN t.id % 50 = 0 THEN bloom_contains((SELECT bf FROM dq_f), t.a) END $$);
+-- plain EXPLAIN: the Prefetch line only
+EXPLAIN (COSTS OFF) SELECT count(*) FILTER (WHERE bloom_contains((SELECT bf FROM dq_f), t.a)) FROM dq_t t;
 SELECT shared_drop('dq_sc'), shared_drop('dq_sb');
 DROP TABLE dq_t, dq_u, dq_f, dq_two;
 SET max_parallel_workers_per_gather = 0;

@@ -106,6 +106,12 @@ struct PrefetchScanState {
     uint64_t hits_at;    // row_digest.hits then
     int paused;          // pages left without reading ahead
     int backoff;
+    // What EXPLAIN ANALYZE reports (this process's scan only: a parallel
+    // worker's counts are not included), plain increments.
+    uint64_t n_rows_ahead;    // rows read ahead (hashed, their lines requested)
+    uint64_t n_pages_ahead;   // pages that read ahead
+    uint64_t n_pages_paused;  // pages that did not, paused by the backoff
+    uint64_t n_filters;       // filters resolved to prefetch for (value: per scan, shared object: per page)
 };
 
 PrefetchScanState* state_of(CustomScanState* node) { return reinterpret_cast<PrefetchScanState*>(node); }
@@ -254,11 +260,17 @@ void start_page(PrefetchScanState* st, BlockNumber block) {
     st->reading = false;
     if (st->paused > 0) {
         --st->paused;
+        ++st->n_pages_paused;
     } else {
         for (int i = 0; i < st->nprobes; ++i) {
+            const bool was_resolved = st->probes[i].resolved;
             resolve(st, &st->probes[i]);
             st->reading |= st->probes[i].prefetch;
+            const Kind kind = prefetchable(st->probes[i].known).kind;
+            const bool value_filter = kind == Kind::bloom_value || kind == Kind::cbf_value;
+            if (st->probes[i].prefetch && !(value_filter && was_resolved)) ++st->n_filters;
         }
+        if (st->reading) ++st->n_pages_ahead;
     }
     if (st->reading && !was_reading) {
         st->published = 0;
@@ -302,6 +314,7 @@ void read_ahead(PrefetchScanState* st, HeapScanDesc hs) {
         const int last = std::min(current + st->window, hs->rs_ntuples - 1);
         if (st->ahead <= last) {
             MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
+            st->n_rows_ahead += uint64_t(last + 1 - st->ahead);
             for (; st->ahead <= last; ++st->ahead) prefetch_row(st, hs, st->ahead);
             MemoryContextSwitchTo(old);
         }
@@ -380,6 +393,12 @@ void explain_scan(CustomScanState* node, List*, ExplainState* es) {
         appendStringInfo(&s, "%s%s(%s)", i > 0 ? ", " : "", prefetchable(st->probes[i].known).symbol,
                          get_attname(relid, st->probes[i].attno, false));
     ExplainPropertyText("Prefetch", s.data, es);
+    if (es->analyze) {
+        ExplainPropertyInteger("Rows Read Ahead", nullptr, int64(st->n_rows_ahead), es);
+        ExplainPropertyInteger("Pages Read Ahead", nullptr, int64(st->n_pages_ahead), es);
+        ExplainPropertyInteger("Pages Paused", nullptr, int64(st->n_pages_paused), es);
+        ExplainPropertyInteger("Filters Resolved", nullptr, int64(st->n_filters), es);
+    }
 }
 
 const CustomExecMethods kExecMethods = {
