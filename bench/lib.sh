@@ -1,0 +1,44 @@
+# What the benchmark scripts share (sourced): scripts/lib.sh, their options,
+# and the pgbench side of the shared-object benchmarks.
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+
+# bench_options ARGS...: --rows, --seconds, --rounds, --runs and --mode set
+# ROWS, SECS, ROUNDS, RUNS and MODE (each script sets its defaults first and
+# says in its header which it reads); other words are left in BENCH_ARGS.
+bench_options() {
+    BENCH_ARGS=()
+    while [ $# -gt 0 ]; do
+        case $1 in
+            --rows) ROWS=$2; shift 2 ;;
+            --seconds) SECS=$2; shift 2 ;;
+            --rounds) ROUNDS=$2; shift 2 ;;
+            --runs) RUNS=$2; shift 2 ;;
+            --mode) MODE=$2; shift 2 ;;
+            --*) echo "unknown option $1"; exit 2 ;;
+            *) BENCH_ARGS+=("$1"); shift ;;
+        esac
+    done
+}
+
+# pgbench_cluster: builds and installs the extension, starts a throwaway
+# cluster with it and a shared counting filter 'seen' of 10M items; sets
+# PGBENCH, and WORK (a folder for pgbench scripts).
+pgbench_cluster() {
+    install_dependencies
+    build_and_install
+    cluster_start own
+    PGBENCH=$PG_BIN/pgbench
+    WORK=$(mktemp -d /tmp/sketchshare-bench.XXXXXX)
+    chmod 755 "$WORK"
+    q "CREATE EXTENSION sketchshare" >/dev/null
+    q "SELECT shared_cbf_create('seen', 10000000, 0.01)" >/dev/null
+}
+
+q() { psql -X -At -v ON_ERROR_STOP=1 -c "$1"; }
+
+tps() {  # tps SCRIPT CLIENTS: transactions per second of $WORK/SCRIPT.sql
+    "$PGBENCH" -n -M "$MODE" -c "$2" -j "$2" -T "$SECS" -f "$WORK/$1.sql" 2>/dev/null |
+        awk '/^tps = / {print int($3)}'
+}
+
+median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
