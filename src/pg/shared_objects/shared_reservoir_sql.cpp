@@ -5,6 +5,7 @@
 //   one add, one batch or one copy); the RNG advances under the mutex.
 //   freeze takes the rwlock exclusively and so waits for all of them.
 //   Frozen objects: no lock at all.
+// (shared_reservoir_values.cpp has the functions between objects and values.)
 // Items are turned into bytes (text form, or bytea's bytes) and weights are
 // checked before any lock is taken; nothing between lock and unlock raises.
 #include <cmath>
@@ -14,6 +15,7 @@
 #include "reservoir/shared_reservoir.hpp"
 #include "guard.hpp"
 #include "shared_objects/shared_registry.hpp"
+#include "shared_objects/shared_reservoir_internal.hpp"
 #include "types/reservoir_value.hpp"
 
 extern "C" {
@@ -36,8 +38,6 @@ namespace ss = sketch_pg::shared;
 namespace sr = sketch::shared_reservoir;
 
 namespace {
-
-constexpr uint32 kReservoir = uint32(sh::Kind::reservoir);
 
 sr::Geometry from_blob(const uint8_t* blob) {
     sr::Geometry g;
@@ -69,7 +69,7 @@ void sketch_pg::shared::register_shared_reservoir_kind() {
     ss::register_pg_kind(sh::Kind::reservoir, validate, describe, sr::reset_lock_words);
 }
 
-namespace {
+namespace sketch_pg::shared_reservoir {
 
 // On the geometry validated when the file was mapped (sh::Mapping::fixed).
 sr::View view_of(const ss::Entry* e) { return sr::View(from_blob(e->map.fixed.geometry), e->map.payload()); }
@@ -88,10 +88,10 @@ struct OutputCache {
     FmgrInfo out;
     MemoryContext cxt;
 };
-OutputCache output_cache[8];
-int output_next = 0;
+static OutputCache output_cache[8];
+static int output_next = 0;
 
-FmgrInfo* output_for(Oid typid) {
+static FmgrInfo* output_for(Oid typid) {
     for (auto& c : output_cache)
         if (c.typid == typid) return &c.out;
     Oid fn;
@@ -108,12 +108,8 @@ FmgrInfo* output_for(Oid typid) {
     return &c.out;
 }
 
-// padded_text: char(n), stored as its cast to text gives it (trailing spaces
-// dropped), whether it comes alone or in an array.
-enum class Form : uint8 { raw_bytes, text_bytes, padded_text, output };
-
 // The form of a base type.
-Form base_form(Oid base) {
+static Form base_form(Oid base) {
     switch (base) {
         case TEXTOID:
         case VARCHAROID: return Form::text_bytes;
@@ -134,12 +130,6 @@ Form form_of(Oid typid) {
     }
     return last_form;
 }
-
-struct ItemBytes {
-    const char* data;
-    uint32 len;
-    uint32 flags;
-};
 
 // The bytes stored for a value: bytea's bytes; text's bytes (char(n)'s
 // without its padding); anything else its text form. Text is cut at a
@@ -171,7 +161,7 @@ const char* item_type_name(Oid typid) { return format_type_extended(typid, -1, F
 // item_type_name for the per-row add: looked up once per statement (a check
 // round), not per row; a type renamed meanwhile is recorded by its new name
 // from the next statement on.
-const char* statement_item_type_name(Oid typid) {
+static const char* statement_item_type_name(Oid typid) {
     static Oid type = InvalidOid;
     static uint64 round = 0;
     static char* name = nullptr;  // TopMemoryContext
@@ -186,11 +176,11 @@ const char* statement_item_type_name(Oid typid) {
     return name;
 }
 
-void check_weight(double w) {
+static void check_weight(double w) {
     if (!sketch::reservoir::weight_ok(w)) sketch_pg::guarded([&] { sketch::reservoir::check_weight(w); });
 }
 
-void check_weighting(const ss::Entry* e, bool weighted_call) {
+static void check_weighting(const ss::Entry* e, bool weighted_call) {
     const bool weighted = view_of(e).geometry().weighted != 0;
     if (weighted && !weighted_call)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -206,12 +196,7 @@ void check_weighting(const ss::Entry* e, bool weighted_call) {
 // the mutex soon lets go of the rwlock, checks for interrupts (so a wait
 // stays cancellable) and tries again. Nothing between lock and unlock may
 // raise an ERROR.
-struct Held {
-    sketch::ReadTicket ticket;
-    uint32 me;
-};
-
-void lock_reservoir(ss::Entry* e, const sr::View& v, Held* h, bool for_write) {
+static void lock_reservoir(ss::Entry* e, const sr::View& v, Held* h, bool for_write) {
     h->me = ss::lock_owner_id();
     for (;;) {
         if (for_write)
@@ -232,7 +217,7 @@ void unlock_reservoir(ss::Entry* e, const sr::View& v, const Held& h) {
 // or writes through it: in full at this backend's first use of the file,
 // the fields that address memory at every use (View::damage). Called with
 // the mutex held (h, let go before the error) or on a frozen object (h null).
-void check_state(ss::Entry* e, const sr::View& v, const Held* h) {
+static void check_state(ss::Entry* e, const sr::View& v, const Held* h) {
     const char* bad = v.damage(!e->payload_checked);
     if (bad == nullptr) {
         e->payload_checked = true;
@@ -252,7 +237,7 @@ void lock_for_write(ss::Entry* e, sr::View& v, Held* h) {
     v.recover();
 }
 
-Datum add_one(FunctionCallInfo fcinfo, bool weighted_call) {
+static Datum add_one(FunctionCallInfo fcinfo, bool weighted_call) {
     ss::Entry* e = ss::open_unless_null(fcinfo, kReservoir, ss::kWrite);
     if (e == nullptr) PG_RETURN_NULL();
     ss::check_mutable(e);
@@ -271,19 +256,6 @@ Datum add_one(FunctionCallInfo fcinfo, bool weighted_call) {
     unlock_reservoir(e, v, h);
     PG_RETURN_BOOL(stored);
 }
-
-// The state a reader sees, copied out: under the rwlock (shared) and the
-// mutex (a frozen object needs neither). The buffer is allocated before locking; if the sample
-// grew meanwhile, again with the larger size.
-struct Copy {
-    uint64 seen;
-    uint64 count;
-    uint64 stored;
-    uint64 stride;
-    char* slots;  // count slots of stride bytes: uint32 len, uint32 flags, bytes
-    double* keys;  // weighted, with the items: the log-key of each slot
-    char item_type[sizeof(sr::Control::item_type)];  // as View::item_type
-};
 
 Copy read_state(ss::Entry* e, bool with_items) {
     sr::View v = view_of(e);
@@ -332,13 +304,6 @@ Copy read_state(ss::Entry* e, bool with_items) {
     }
 }
 
-// Item i of a copy: its stored bytes and flags.
-struct Slot {
-    const char* data;
-    uint32 len;
-    uint32 flags;
-};
-
 Slot slot_of(const Copy& c, uint64 i) {
     Slot sl;
     const char* slot = c.slots + i * c.stride;
@@ -348,7 +313,7 @@ Slot slot_of(const Copy& c, uint64 i) {
     return sl;
 }
 
-varlena* varlena_of(const Slot& sl) {
+static varlena* varlena_of(const Slot& sl) {
     auto* t = static_cast<varlena*>(palloc(VARHDRSZ + sl.len));
     SET_VARSIZE(t, VARHDRSZ + sl.len);
     memcpy(VARDATA(t), sl.data, sl.len);
@@ -361,24 +326,6 @@ char* item_cstring(const Slot& sl) {
     return DatumGetCString(DirectFunctionCall1(byteaout, PointerGetDatum(varlena_of(sl))));
 }
 
-// The item type a copy records as one type, or nullptr (none, or several).
-const char* single_item_type(const Copy& c) {
-    return c.item_type[0] == 0 || c.item_type[0] == sr::kMixedItemTypes ? nullptr : c.item_type;
-}
-
-// The items of a copy as values of type typid, read back through its input
-// function from their text forms.
-Datum* items_as_type(const Copy& c, Oid typid) {
-    Oid input, ioparam;
-    getTypeInputInfo(typid, &input, &ioparam);
-    FmgrInfo flinfo;
-    fmgr_info(input, &flinfo);
-    auto* items = static_cast<Datum*>(palloc(sizeof(Datum) * (c.count + 1)));
-    for (uint64 i = 0; i < c.count; ++i)
-        items[i] = InputFunctionCall(&flinfo, item_cstring(slot_of(c, i)), ioparam, -1);
-    return items;
-}
-
 // The items of a copy as text values (bytea items in their text form).
 Datum* items_as_text(const Copy& c) {
     auto* items = static_cast<Datum*>(palloc(sizeof(Datum) * (c.count + 1)));
@@ -389,29 +336,8 @@ Datum* items_as_text(const Copy& c) {
     return items;
 }
 
-// Refuses (42804) to read the items of e as type `asked` unless that is the
-// type the object records; an empty object that records none reads as any.
-void check_item_type(const ss::Entry* e, const Copy& c, Oid asked) {
-    const char* asked_name = item_type_name(asked);
-    const char* recorded = single_item_type(c);
-    if (recorded != nullptr && strcmp(recorded, asked_name) == 0) return;
-    if (c.item_type[0] == 0 && c.count == 0) return;
-    if (recorded != nullptr)
-        ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
-                        errmsg("shared reservoir \"%s\" holds items of type %s, not %s", e->name, recorded, asked_name),
-                        errhint("Pass a NULL of the item type: shared_reservoir_sample('%s', NULL::%s).", e->name,
-                                recorded)));
-    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
-                    errmsg("shared reservoir \"%s\" records no single item type, so its items cannot be read as %s",
-                           e->name, asked_name),
-                    errdetail(c.item_type[0] == 0 ? "Its items were added before item types were recorded."
-                                                  : "Items of several types were added, or the type's name is longer "
-                                                    "than 55 bytes."),
-                    errhint("Read them as text: shared_reservoir_sample('%s').", e->name)));
-}
-
 // The items of a copy as bytea values (their stored bytes).
-Datum* items_as_bytea(const Copy& c) {
+static Datum* items_as_bytea(const Copy& c) {
     auto* items = static_cast<Datum*>(palloc(sizeof(Datum) * (c.count + 1)));
     for (uint64 i = 0; i < c.count; ++i) items[i] = PointerGetDatum(varlena_of(slot_of(c, i)));
     return items;
@@ -429,7 +355,7 @@ Datum return_set(FunctionCallInfo fcinfo, const Datum* items, uint64 count) {
 
 // The weights of add_many, one per item (same positions), each checked
 // where its item is not NULL; all of them before the first item is offered.
-float8* checked_weights(ArrayType* wa, ArrayType* items, int n) {
+static float8* checked_weights(ArrayType* wa, ArrayType* items, int n) {
     Datum* wv;
     bool* wn;
     int nw;
@@ -456,16 +382,15 @@ uint64 creation_seed() {
     return seed;
 }
 
-// shared_reservoir_create's default item_size.
-constexpr int64 kDefaultItemSize = 256;
-
 // add_many converts and offers its items in chunks of this many, each chunk
 // converted before the locks are taken: memory stays bounded whatever the
 // array's size (converting a million items at once took tens of MB of fresh
 // pages, slower than as many single adds), and a cancel is seen between chunks.
 constexpr int kAddChunk = 1024;
 
-}  // namespace
+}  // namespace sketch_pg::shared_reservoir
+
+using namespace sketch_pg::shared_reservoir;
 
 // shared_reservoir_create's arguments name, k, item_size and weighted (from
 // argument `rest`) make an object; false when the name is taken and
@@ -489,41 +414,6 @@ SKETCH_FUNCTION(shared_reservoir_create) {
 // shared_reservoir_create(name, k, item_size, weighted, if_not_exists):
 // whether it created.
 SKETCH_FUNCTION(shared_reservoir_create_if_not_exists) { PG_RETURN_BOOL(create_from_args(fcinfo, 2, PG_GETARG_BOOL(4))); }
-
-// shared_create_from(name, reservoir): a new shared reservoir holding the
-// value's items, seen, k and mode (and keys), recording its item type.
-// item_size is the create default, or the longest item's size if larger.
-SKETCH_FUNCTION(shared_reservoir_create_from) {
-    char name[64];
-    ss::checked_name(PG_GETARG_TEXT_PP(0), name);
-    reservoir_pg::View value;
-    reservoir_pg::view_of(PG_GETARG_DATUM(1), &value);
-    const Oid type = value.elem.type;
-    const Form form = form_of(type);
-    auto* items = static_cast<ItemBytes*>(palloc(sizeof(ItemBytes) * (value.count + 1)));
-    int64 item_size = kDefaultItemSize;
-    for (int32 i = 0; i < value.count; ++i) {
-        items[i] = item_bytes(value.items[i], type, form, uint32(sr::kMaxItemSize) + 1);
-        item_size = Max(item_size, int64(items[i].len));
-    }
-    if (item_size > sr::kMaxItemSize)
-        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-                        errmsg("a shared reservoir item holds at most %lld bytes; this reservoir has an item of %lld",
-                               (long long)sr::kMaxItemSize, (long long)item_size)));
-    const sr::Geometry g = sketch_pg::guarded(
-        [&] { return sr::make_geometry(value.k, item_size, value.weighted, creation_seed()); });
-    auto* payload = static_cast<uint8_t*>(
-        MemoryContextAllocExtended(CurrentMemoryContext, sr::payload_bytes(g), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO));
-    sr::View v(g, payload);
-    for (int32 i = 0; i < value.count; ++i)
-        v.load_item(uint64(i), reinterpret_cast<const uint8_t*>(items[i].data), items[i].len, items[i].flags,
-                    value.weighted ? value.keys[i] : 0.0);
-    v.load_done(uint64(value.seen), uint64(value.count));
-    v.note_item_type(item_type_name(type));
-    ss::create_object(name, sh::Kind::reservoir, reinterpret_cast<const uint8_t*>(&g), sizeof g, sr::payload_bytes(g),
-                      payload);
-    PG_RETURN_VOID();
-}
 
 SKETCH_FUNCTION(shared_reservoir_add) { return add_one(fcinfo, false); }
 
@@ -590,91 +480,6 @@ SKETCH_FUNCTION(shared_reservoir_sample) {
 SKETCH_FUNCTION(shared_reservoir_sample_bytea) {
     Copy c = read_state(open_arg(fcinfo, ss::kRead), true);
     return return_set(fcinfo, items_as_bytea(c), c.count);
-}
-
-// shared_reservoir_sample(name, NULL::type): the items as values of the
-// type the object records, which the second argument names.
-SKETCH_FUNCTION(shared_reservoir_sample_typed) {
-    if (PG_ARGISNULL(0)) return return_set(fcinfo, nullptr, 0);  // as the STRICT forms: no rows
-    ss::Entry* e = open_arg(fcinfo, ss::kRead);
-    const Oid asked = get_fn_expr_argtype(fcinfo->flinfo, 1);
-    if (!OidIsValid(asked))
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("could not determine the item type")));
-    Copy c = read_state(e, true);
-    check_item_type(e, c, asked);
-    return return_set(fcinfo, items_as_type(c, asked), c.count);
-}
-
-// A reservoir value holding the object's items (as the recorded type; as
-// text if it records none), seen and k, and for a weighted one the keys.
-SKETCH_FUNCTION(shared_reservoir_snapshot) {
-    ss::Entry* e = open_arg(fcinfo, ss::kRead);
-    const sr::Geometry g = view_of(e).geometry();
-    Copy c = read_state(e, true);
-    const char* recorded = single_item_type(c);
-    const Oid type = recorded == nullptr ? TEXTOID : typenameTypeId(nullptr, typeStringToTypeName(recorded));
-    Datum* items = recorded == nullptr ? items_as_text(c) : items_as_type(c, type);
-    PG_RETURN_DATUM(reservoir_pg::flat_build(reservoir_pg::elem_for(type), g.weighted != 0, int32(g.k), int64(c.seen),
-                                             int32(c.count), items, c.keys));
-}
-
-// shared_reservoir_merge(name, value): merges a reservoir value into the
-// object exactly, as reservoir_union_agg merges two values: same mode, the
-// object's item type (recorded by this merge if it records none yet), and a
-// value k no smaller than the object's (a merge keeps the smaller k, and an
-// object's k is fixed). Items longer than item_size are cut, as adds cut them.
-SKETCH_FUNCTION(shared_reservoir_merge) {
-    ss::Entry* e = ss::open_unless_null(fcinfo, kReservoir, ss::kWrite);
-    if (e == nullptr) PG_RETURN_NULL();
-    ss::check_mutable(e);
-    sr::View v = view_of(e);
-    const sr::Geometry& g = v.geometry();
-    reservoir_pg::View value;
-    reservoir_pg::view_of(PG_GETARG_DATUM(1), &value);
-    if (value.weighted != (g.weighted != 0))
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("cannot merge a %s reservoir into shared reservoir \"%s\", which is %s",
-                               value.weighted ? "weighted" : "uniform", e->name, g.weighted ? "weighted" : "uniform")));
-    if (uint32(value.k) < g.k)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("cannot merge a reservoir of k = %d into shared reservoir \"%s\" of k = %u", value.k,
-                               e->name, g.k),
-                        errdetail("A merge keeps the smaller k, and a shared reservoir's k is fixed."),
-                        errhint("Merge the values first, or create a shared reservoir of the smaller k with "
-                                "shared_create_from.")));
-    const Oid type = value.elem.type;
-    const Form form = form_of(type);
-    const char* type_name = item_type_name(type);
-    auto* items = static_cast<sr::View::MergeItem*>(palloc(sizeof(sr::View::MergeItem) * (value.count + 1)));
-    for (int32 i = 0; i < value.count; ++i) {
-        const ItemBytes it = item_bytes(value.items[i], type, form, g.item_size);
-        items[i] = {reinterpret_cast<const uint8_t*>(it.data), it.len, it.flags, value.weighted ? value.keys[i] : 0.0};
-    }
-    auto* take_a = static_cast<int32*>(palloc(sizeof(int32) * (g.k + 1)));
-    auto* take_b = static_cast<int32*>(palloc(sizeof(int32) * (value.count + 1)));
-    char recorded[sizeof(sr::Control::item_type)];
-    Held h;
-    lock_for_write(e, v, &h);
-    memcpy(recorded, v.item_type(), sizeof recorded);
-    const bool other_type = recorded[0] != 0 && recorded[0] != sr::kMixedItemTypes &&
-                            strncmp(recorded, type_name, sizeof recorded) != 0;
-    const char* failed = nullptr;
-    if (!other_type) {
-        if (value.count > 0) v.note_item_type(type_name);
-        failed = v.merge(items, uint64(value.count), uint64(value.seen), take_a, take_b);
-        sh::add_ops(e->map.header(), h.me, 1);
-    }
-    unlock_reservoir(e, v, h);
-    recorded[sizeof recorded - 1] = 0;
-    if (other_type)
-        ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
-                        errmsg("cannot merge a reservoir of items of type %s into shared reservoir \"%s\", which "
-                               "holds items of type %s",
-                               type_name, e->name, recorded)));
-    if (failed != nullptr)
-        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-                        errmsg("cannot merge into shared reservoir \"%s\": %s", e->name, failed)));
-    PG_RETURN_VOID();
 }
 
 SKETCH_FUNCTION(shared_reservoir_seen) {
