@@ -1,23 +1,14 @@
-// The SQL face of the Bloom filter: type `bloom` (I/O, casts), functions,
-// operators and aggregates. Core work runs inside guarded(); palloc and
-// ereport happen only outside it, with no C++ objects alive in the frame.
-//
-// Aggregates keep `bloom` itself as the transition state (a real type, so
-// parallel query and Citus can combine states and ship them through the
-// type's I/O). The state is mutated in place in the aggregate context. A small
-// filter is a plain value: nodeAgg copies a by-reference state into aggcontext
-// only when the transition function returns a different pointer
-// (ExecAggTransReparent), so the first call builds the filter in the per-tuple
-// context and nodeAgg copies it once; every later call scribbles on that copy.
-// A filter of 128 kB or more is the buffered expanded object of agg_state.hpp:
-// item hashes are inserted 256 at a time with prefetching, and it becomes a
-// plain value, hashes applied, whenever it leaves the aggregate.
+// The SQL face of the Bloom filter: type `bloom` (I/O, casts), functions and
+// operators (the aggregates are bloom_agg_sql.cpp's). Core work runs inside
+// guarded(); palloc and ereport happen only outside it, with no C++ objects
+// alive in the frame.
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 
 #include "hex.hpp"
 #include "types/bloom_value.hpp"
+#include "types/bloom_sql_internal.hpp"
 #include "types/agg_state.hpp"
 #include "guard.hpp"
 #include "memory/detoast_into.hpp"
@@ -54,16 +45,12 @@ struct varlena* bloom_value_new(const sb::Geometry& g, uint64_t seed, sketch::It
 
 using namespace sketch_pg;
 
-namespace {
-
-// bloom_agg buffers item hashes (agg_state.hpp) when its array is too big
-// for the caches (prefetching pays off there); small states insert directly.
-constexpr uint64_t kBufferFromBytes = 128 * 1024;
+namespace sketch_pg::bloom_sql {
 
 struct LayoutName {
     char text[96];
 };
-LayoutName layout_name(const sb::Layout& l) {
+static LayoutName layout_name(const sb::Layout& l) {
     return guarded([&] {
         LayoutName n;
         snprintf(n.text, sizeof n.text, "%s", sb::format_layout(l).c_str());
@@ -71,17 +58,10 @@ LayoutName layout_name(const sb::Layout& l) {
     });
 }
 
-// A detoasted bloom value and what its header says.
-struct Opened {
-    struct varlena* v;
-    sb::Geometry g;
-    uint64_t seed;
-    sketch::ItemClass item;
-};
 
 // The header of a detoasted value, checked against its length; throws
 // (corrupted) saying what is wrong.
-sb::Header checked_header(struct varlena* v) {
+static sb::Header checked_header(struct varlena* v) {
     const size_t len = VARSIZE(v);
     sb::Header h = sb::read_header(bloom_header(v), len - VARHDRSZ, sketch::Errc::corrupted);
     const size_t plain = bloom_plain_size(h.geometry);
@@ -102,7 +82,7 @@ Opened inspect(struct varlena* v) {
 Opened open_value(Datum d) { return inspect(detoast_large(d)); }
 
 // A copy of the value, holding items of class item.
-struct varlena* copy_value(const Opened& o, sketch::ItemClass item) {
+static struct varlena* copy_value(const Opened& o, sketch::ItemClass item) {
     struct varlena* c = bloom_value_new(o.g, o.seed, item);
     std::memcpy(bloom_bits(c), bloom_bits(o.v), o.g.bytes);
     return c;
@@ -119,7 +99,7 @@ void check_compatible(const Opened& a, const Opened& b, const char* what) {
 }
 
 // text argument -> palloc'd C string, or null.
-const char* layout_arg(FunctionCallInfo fcinfo, int argno) {
+static const char* layout_arg(FunctionCallInfo fcinfo, int argno) {
     if (PG_NARGS() <= argno || PG_ARGISNULL(argno)) return nullptr;
     return text_to_cstring(PG_GETARG_TEXT_PP(argno));
 }
@@ -137,7 +117,7 @@ sb::Geometry resolve_geometry(int64_t n, double fpr, const char* layout) {
     return guarded([&] { return geometry_of(n, fpr, layout); });
 }
 
-const char* kind_name(sb::Kind k) {
+static const char* kind_name(sb::Kind k) {
     switch (k) {
         case sb::Kind::block: return "block";
         case sb::Kind::multiblock: return "multiblock";
@@ -149,20 +129,22 @@ const char* kind_name(sb::Kind k) {
 }
 
 // The external (binary) form: header + bit array.
-void write_external(const Opened& o, uint8_t* out) {
+static void write_external(const Opened& o, uint8_t* out) {
     sb::write_header(out, o.g, o.seed, o.item);
     std::memcpy(out + sb::kHeaderBytes, bloom_bits(o.v), o.g.bytes);
 }
 
 // External form -> value; what fails validation is reported as `code`.
-struct varlena* from_external(const uint8_t* data, size_t len, sketch::Errc code) {
+static struct varlena* from_external(const uint8_t* data, size_t len, sketch::Errc code) {
     sb::Header h = guarded([&] { return sb::read_external(data, len, code); });
     struct varlena* v = bloom_value_new(h.geometry, h.seed, h.item);
     std::memcpy(bloom_bits(v), data + sb::kHeaderBytes, h.geometry.bytes);
     return v;
 }
 
-}  // namespace
+}  // namespace sketch_pg::bloom_sql
+
+using namespace sketch_pg::bloom_sql;
 
 // ---- type I/O ----
 
@@ -466,206 +448,6 @@ SKETCH_FUNCTION(bloom_info) {
                   l.kind == sb::Kind::cbf ? 0u : sb::stride_bytes(l), o.g.bits(), o.g.bytes, set,
                   double(set) / double(o.g.bits()), est, fpr, int64_t(o.seed));
     PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
-}
-
-// ---- aggregates ----
-
-namespace {
-
-struct AggCache {
-    ItemHasher hasher;
-    bool args_constant;  // n, fpr and layout are constants: resolved at the first row only
-    bool resolved;
-    int64_t n;
-    double fpr;
-    bool has_layout;
-    char layout[128];
-    sb::Geometry g;
-    const sb::Ops* ops;
-    uint8_t header[sb::kHeaderBytes];  // what a state of this geometry starts with
-};
-
-// ---- bloom_agg's transition state for a large filter (agg_state.hpp) ----
-
-struct BloomFilter {
-    sb::Geometry g;
-    const sb::Ops* ops;
-    AggCache* site;  // a copy of the cache of the call site that made it (agg_cache); null for a combined state
-    void apply(struct varlena* flat, const Hash128* hashes, size_t n) const {
-        ops->insert_many(sb::span_for(g, bloom_bits(flat)), hashes, n);
-    }
-    void settle(struct varlena*) const {}  // apply leaves nothing pending
-};
-using BloomAggState = BufferedState<BloomFilter>;
-
-[[noreturn]] void mixed_args_error() {
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("bloom_agg: n, fpr and layout must be the same for every row of a group")));
-    pg_unreachable();
-}
-
-// The geometry of bloom_agg's n, fpr and layout arguments in this row,
-// through the call site's cache.
-void resolve_agg_args(FunctionCallInfo fcinfo, AggCache* c) {
-    if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
-        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("bloom_agg: n and fpr must not be null")));
-    const int64_t n = PG_GETARG_INT64(2);
-    const double fpr = PG_GETARG_FLOAT8(3);
-    const bool has_layout = PG_NARGS() > 4 && !PG_ARGISNULL(4);
-    bool same = c->resolved && c->n == n && c->fpr == fpr && c->has_layout == has_layout;
-    const char* layout = nullptr;
-    if (has_layout) {
-        text* t = PG_GETARG_TEXT_PP(4);
-        const size_t len = VARSIZE_ANY_EXHDR(t);
-        same = same && len < sizeof c->layout && std::memcmp(c->layout, VARDATA_ANY(t), len) == 0 && c->layout[len] == '\0';
-        if (!same) layout = text_to_cstring(t);
-    }
-    if (same) return;
-    c->resolved = false;
-    c->g = resolve_geometry(n, fpr, layout);
-    c->ops = &guarded([&]() -> const sb::Ops& { return sb::ops_for(c->g.layout); });
-    c->n = n;
-    c->fpr = fpr;
-    c->has_layout = has_layout;
-    c->layout[0] = '\0';
-    if (layout != nullptr) snprintf(c->layout, sizeof c->layout, "%s", layout);
-    sb::write_header(c->header, c->g, 0, c->hasher.item);
-    c->resolved = true;
-}
-
-// The cache of a call site without one yet: made at its first row (a call
-// site is an aggregate's or not for good: checked once). Citus calls the
-// transition function through worker_partial_agg with a fresh FmgrInfo for
-// every row; a large state then brings the copy of the cache it was made
-// with, so a row costs no lookups there either.
-AggCache* agg_cache(FunctionCallInfo fcinfo) {
-    FmgrInfo* fl = fcinfo->flinfo;
-    aggregate_context(fcinfo, "bloom_agg_trans");
-    if (!PG_ARGISNULL(0) && BloomAggState::is_one(PG_GETARG_DATUM(0))) {
-        AggCache* kept = BloomAggState::of(PG_GETARG_DATUM(0))->filter.site;
-        if (kept != nullptr) return kept;
-    }
-    auto* c = static_cast<AggCache*>(MemoryContextAllocZero(fl->fn_mcxt, sizeof(AggCache)));
-    item_hasher_init(&c->hasher, call_arg_type(fl, 1), fl->fn_mcxt);
-    c->args_constant = aggregate_args_constant(fcinfo, 1);
-    fl->fn_extra = c;
-    return c;
-}
-
-// A copy of the call site's cache in the memory of the state st.
-AggCache* site_copy(const AggCache* c, BloomAggState* st) {
-    auto* copy = static_cast<AggCache*>(MemoryContextAlloc(st->hdr.eoh_context, sizeof(AggCache)));
-    *copy = *c;
-    item_hasher_init(&copy->hasher, c->hasher.typid, st->hdr.eoh_context);  // its output function's memory too
-    return copy;
-}
-
-}  // namespace
-
-// bloom_agg(item, n, fpr [, layout]) transition.
-SKETCH_FUNCTION(bloom_agg_trans) {
-    auto* c = static_cast<AggCache*>(fcinfo->flinfo->fn_extra);
-    if (unlikely(c == nullptr)) c = agg_cache(fcinfo);
-    if (!c->args_constant || unlikely(!c->resolved)) resolve_agg_args(fcinfo, c);
-    const Datum state_datum = PG_GETARG_DATUM(0);
-    if (!PG_ARGISNULL(0) && BloomAggState::is_one(state_datum)) {
-        // Large filter: buffer the hash.
-        BloomAggState* st = BloomAggState::of(state_datum);
-        if (!c->args_constant && std::memcmp(bloom_header(st->flat), c->header, sb::kHeaderBytes) != 0) mixed_args_error();
-        if (!PG_ARGISNULL(1)) st->push(hash_item(&c->hasher, PG_GETARG_DATUM(1), 0));
-        PG_RETURN_DATUM(state_datum);
-    }
-    struct varlena* state;
-    if (PG_ARGISNULL(0)) {
-        if (c->g.bytes >= kBufferFromBytes) {
-            BloomAggState* st =
-                BloomAggState::create(aggregate_context(fcinfo, "bloom_agg_trans"), "bloom_agg state", bloom_plain_size(c->g));
-            st->filter = BloomFilter{c->g, c->ops, nullptr};
-            st->filter.site = site_copy(c, st);
-            std::memcpy(bloom_header(st->flat), c->header, sb::kHeaderBytes);
-            if (!PG_ARGISNULL(1)) st->push(hash_item(&c->hasher, PG_GETARG_DATUM(1), 0));
-            PG_RETURN_DATUM(st->datum());
-        }
-        // Built in the per-tuple context; nodeAgg copies it into aggcontext once.
-        state = bloom_value_new(c->g, 0, c->hasher.item);
-    } else {
-        // A small filter: the executor's own copy in the aggregate context, updated in place.
-        state = reinterpret_cast<struct varlena*>(DatumGetPointer(state_datum));
-        if (VARATT_IS_EXTENDED(state)) state = detoast_large(state_datum);
-        // Every state of a call site with constant arguments was made by it.
-        if (!c->args_constant && std::memcmp(bloom_header(state), c->header, sb::kHeaderBytes) != 0) mixed_args_error();
-    }
-    if (!PG_ARGISNULL(1)) c->ops->insert_one(sb::span_for(c->g, bloom_bits(state)), hash_item(&c->hasher, PG_GETARG_DATUM(1), 0));
-    PG_RETURN_POINTER(state);
-}
-
-// A large filter's state as a plain bloom (agg_state.hpp: BufferedState::finish);
-// a small one is already plain.
-SKETCH_FUNCTION(bloom_agg_final) {
-    if (PG_ARGISNULL(0)) PG_RETURN_NULL();
-    if (BloomAggState::is_one(PG_GETARG_DATUM(0))) PG_RETURN_POINTER(BloomAggState::of(PG_GETARG_DATUM(0))->finish(fcinfo));
-    PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-}
-
-// The bytes of bloom_agg's state for the aggregate's arguments (item, n, fpr
-// [, layout]) when they are constants the state can be made of, else 0.
-static size_t bloom_agg_state_bytes(List* args) {
-    const Const* n = aggregate_const_arg(args, 1);
-    const Const* fpr = aggregate_const_arg(args, 2);
-    const Const* layout = aggregate_const_arg(args, 3);
-    if (n == nullptr || fpr == nullptr || (list_length(args) > 3 && layout == nullptr)) return 0;
-    const char* spec = layout != nullptr ? TextDatumGetCString(layout->constvalue) : nullptr;
-    try {
-        return bloom_plain_size(geometry_of(DatumGetInt64(n->constvalue), DatumGetFloat8(fpr->constvalue), spec));
-    } catch (...) {
-        return 0;  // the aggregate reports it when it runs
-    }
-}
-
-// Planner support of bloom_agg_combine: what a parallel plan pays to move the
-// partial states (agg_state.hpp).
-SKETCH_FUNCTION(bloom_agg_combine_support) { return partial_state_cost(fcinfo, bloom_agg_state_bytes); }
-
-// bloom_agg's combine function, and bloom_union_agg's and
-// bloom_intersect_agg's transition and combine functions: the second argument
-// OR-ed (AND-ed) into the state. The state starts as the first input (a
-// partial state, a stored filter: copied into aggcontext by nodeAgg) and is
-// then modified in place; a large one goes on as an expanded state
-// (agg_state.hpp), which the executor keeps where it is: a plain one it would
-// copy into its own memory after this call, and again as the result (for 13
-// MB, 3,200 fresh 4 KiB pages each time).
-static Datum combine_into_state(FunctionCallInfo fcinfo, void (*into)(uint8_t*, const uint8_t*, uint64_t),
-                                const char* fn, const char* what) {
-    MemoryContext aggcontext = aggregate_context(fcinfo, fn);
-    const Datum state = PG_GETARG_DATUM(0);
-    Datum result = state;
-    BloomAggState* made = nullptr;  // the expanded state made of a large plain one
-    struct varlena* v;
-    if (BloomAggState::is_one(state)) {
-        v = BloomAggState::of(state)->flat;
-    } else if (toast_raw_datum_size(state) >= kBloomBitsOffset + kBufferFromBytes + sb::kTailPad) {
-        made = BloomAggState::create_copy(aggcontext, "bloom combined state", state);  // detoasted straight in
-        v = made->flat;
-        result = made->datum();
-    } else {
-        v = detoast_large(state);
-        result = PointerGetDatum(v);
-    }
-    Opened a = inspect(v);
-    Opened b = open_value(PG_GETARG_DATUM(1));
-    check_compatible(a, b, what);
-    if (!a.item.known() && b.item.known()) sb::write_header(bloom_header(a.v), a.g, a.seed, b.item);
-    if (made != nullptr)
-        made->filter = BloomFilter{a.g, &guarded([&]() -> const sb::Ops& { return sb::ops_for(a.g.layout); }), nullptr};
-    into(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes);
-    PG_RETURN_DATUM(result);
-}
-
-SKETCH_FUNCTION(bloom_agg_combine) { return combine_into_state(fcinfo, sb::union_into, "bloom_agg_combine", "combine"); }
-
-SKETCH_FUNCTION(bloom_union_trans) { return combine_into_state(fcinfo, sb::union_into, "bloom_union_trans", "union"); }
-SKETCH_FUNCTION(bloom_intersect_trans) {
-    return combine_into_state(fcinfo, sb::intersect_into, "bloom_intersect_trans", "intersect");
 }
 
 // The lookups here that the prefetching scan serves (prefetch/prefetch.hpp).
