@@ -58,7 +58,6 @@ static LayoutName layout_name(const sb::Layout& l) {
     });
 }
 
-
 // The header of a detoasted value, checked against its length; throws
 // (corrupted) saying what is wrong.
 static sb::Header checked_header(struct varlena* v) {
