@@ -27,7 +27,9 @@ UNION ALL SELECT 'pairs', reservoir_agg(ROW(x, x::text)::app.pair, 2) FROM gener
 -- item types changed or dropped under stored values
 CREATE TYPE app.gone AS ENUM ('red', 'green');
 CREATE TYPE app.shape AS (a int, b text);
-CREATE DOMAIN app.positive AS int CHECK (VALUE > 0);
+-- (a domain over oid: one over a type with its own aggregate overload, such as int,
+-- takes that overload and its samples are of the base type, docs/citus.md)
+CREATE DOMAIN app.positive AS oid CHECK (VALUE > 0);
 INSERT INTO app.samples
 SELECT 'gone', reservoir_agg(c, 5) FROM unnest(ARRAY['red', 'green', 'red']::app.gone[]) c
 UNION ALL SELECT 'shape', reservoir_agg(ROW(x, 's' || x)::app.shape, 3, x) FROM generate_series(1, 3) x

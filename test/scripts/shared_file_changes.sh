@@ -157,7 +157,7 @@ SQL
     [ "$(q "SELECT pg_postmaster_start_time()")" = "$started" ] || fail "$label: the server restarted"
     echo "ok: $label: $(grep -m1 '^ERROR' <<<"$out")"
 }
-fetch_after_damage "a cursor's next FETCH" c "SELECT shared_cbf_contains('c', x) FROM t" "truncate -s 12288 $dir/c"
+fetch_after_damage "a cursor's next FETCH" c "SELECT shared_cbf_contains('c', x::text) FROM t" "truncate -s 12288 $dir/c"
 fetch_after_damage "a cursor reading ahead, its next FETCH" big "SELECT shared_cbf_contains('big', x) FROM t" \
     "truncate -s 0 $dir/big"
 

@@ -68,7 +68,7 @@ BEGIN
         CASE what
             WHEN 1 THEN PERFORM shared_cbf_create(name, 400000);
             WHEN 2 THEN PERFORM shared_drop(name);
-            WHEN 3 THEN PERFORM shared_cbf_add(name, random());
+            WHEN 3 THEN PERFORM shared_cbf_add(name, (random() * 1e9)::bigint);
             WHEN 4 THEN PERFORM shared_cbf_contains(name, 1);
             ELSE PERFORM shared_cbf_count(name);
         END CASE;
