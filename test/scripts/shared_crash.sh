@@ -87,11 +87,11 @@ holder=$!
 PIDS+=($holder)
 put_u32 "$file" "$lock_offset" "$holder"
 check_error "statement_timeout ends a wait for the lock" "statement timeout" \
-    "SELECT shared_cbf_add('crash', 'blocked', false)" 300ms
-psql -X -At -c "SELECT shared_cbf_add('crash', 'blocked', false)" >"$WORK/waiter.out" 2>&1 &
+    "SELECT shared_cbf_add('crash', -1, false)" 300ms
+psql -X -At -c "SELECT shared_cbf_add('crash', -1, false)" >"$WORK/waiter.out" 2>&1 &
 waiter=$!
 for _ in $(seq 1 50); do
-    wpid=$(q "SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT shared_cbf_add(''crash'', ''blocked'', false)%' LIMIT 1")
+    wpid=$(q "SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT shared_cbf_add(''crash'', -1, false)%' LIMIT 1")
     [ -n "$wpid" ] && break
     sleep 0.1
 done
@@ -103,7 +103,7 @@ echo "ok: pg_cancel_backend ends a wait for the lock"
 check "lookups take no lock: contains answers while a writer holds it" "SELECT shared_cbf_contains('crash', 5)" 1s
 kill "$holder"; wait "$holder" 2>/dev/null || true
 check "once the holder is gone, a writer gets the lock within a second" \
-    "SELECT shared_cbf_add('crash', 'unblocked', false) AND shared_cbf_remove('crash', 'unblocked')" 1s
+    "SELECT shared_cbf_add('crash', -2, false) AND shared_cbf_remove('crash', -2)" 1s
 
 # A live process holding every item stripe, as one stopped (SIGSTOP, a
 # debugger) inside an add would hold one: an add then lets go of the lock
@@ -115,8 +115,8 @@ PIDS+=($holder)
 stripes_offset=8192  # kStripesOffset, src/core/shared_file.hpp
 put_u32 "$file" "$stripes_offset" "$holder" 1024
 check_error "statement_timeout ends a wait for an item's stripe" "statement timeout" \
-    "SELECT shared_cbf_add('crash', 'striped', false)" 300ms
-PGOPTIONS="-c statement_timeout=10s" psql -X -At -c "SELECT shared_cbf_add('crash', 'striped', false)" >"$WORK/striped.out" 2>&1 &
+    "SELECT shared_cbf_add('crash', -3, false)" 300ms
+PGOPTIONS="-c statement_timeout=10s" psql -X -At -c "SELECT shared_cbf_add('crash', -3, false)" >"$WORK/striped.out" 2>&1 &
 striped=$!
 sleep 0.3
 check "a writer gets the lock while an add waits for a stripe" "SELECT shared_cbf_remove('crash', 5) IS NOT NULL" 1s
