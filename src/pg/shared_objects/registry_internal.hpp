@@ -7,6 +7,8 @@
 //   shared_lifecycle.cpp  create, drop and attach; the file actions at
 //                         (sub)transaction end; the drop of the extension; the
 //                         sweep of orphans and interrupted creates
+//   shared_images.cpp     the images of objects in the catalog: taken, and
+//                         written back as a missing or foreign file
 #pragma once
 
 #include <string>
@@ -71,10 +73,13 @@ struct CatalogRow {
     Oid owner;
     uint64 file_id;
     bool readonly;
+    bool has_image;  // the row holds an image of the file (shared_images.cpp)
     int ngrants;
     GrantRow* grants;  // in the caller's memory context
 };
 bool read_catalog(const char* name, CatalogRow* row);
+// False for the catalog of a 0.1.0 installation not updated yet.
+bool catalog_has_images();
 bool committed_file_id(const char* name, uint64* file_id);
 // False when an object of that name exists and if_not_exists (else 42710).
 bool insert_catalog(const char* name, sketch::shared::Kind kind, uint64 file_id, bool readonly, bool if_not_exists = false);
@@ -89,6 +94,19 @@ void subxact_callback(SubXactEvent event, SubTransactionId, SubTransactionId, vo
 void refuse_if_dropped_here(const char* name);
 bool drop_object(const char* name, bool missing_ok);
 void attach_object(const char* name, const char* from);
+// Makes this database's folder of object files (and sweeps what dropped
+// databases and earlier server runs left, see its definition).
+void ensure_db_directory();
+
+// ---- shared_images.cpp ----
+
+// take_image of an object this transaction has just created or attached.
+void take_image_of_new(const char* name);
+// Writes the catalog's image of incarnation file_id of the object as its
+// file, in place of a missing file or of the file of another incarnation
+// (foreign_id, else 0); the image is checked first as a file is (XX001).
+// False if the row holds no image.
+bool restore_from_image(const char* name, uint32 kind, uint64 file_id, uint64 foreign_id);
 
 }  // namespace shared
 }  // namespace sketch_pg

@@ -5,7 +5,9 @@
 #include "shared_objects/shared_registry.hpp"
 #include "shared_objects/registry_internal.hpp"
 
+#include <cerrno>
 #include <cstring>
+#include <sys/stat.h>
 
 #include "guard.hpp"
 #include "module.hpp"
@@ -205,18 +207,41 @@ void refuse_if_raced(const char* name, uint64 file_id) {
     if (now != file_id) report_dropped_meanwhile(name);
 }
 
-// Maps the file of a catalog row into the entry. Errors are raised after
-// the C++ frames are gone.
-void load(Entry* e, CatalogRow row) {
+bool file_missing(const char* path) {
+    struct stat st;
+    return lstat(path, &st) != 0 && errno == ENOENT;
+}
+
+// Maps the file of a catalog row. A file that is missing, or holds another
+// incarnation of the name (a restored dump's objects, see shared_images.cpp),
+// is first written again from the row's image, if it has one. Errors are
+// raised after the C++ frames are gone.
+sh::Mapping map_file(const char* name, const CatalogRow& row) {
     char path[MAXPGPATH];
-    object_path(e->name, path, sizeof path);
-    const bool writable = !row.readonly;
-    sh::Mapping m;
-    PendingError failure;
-    if (!captured([&] { m = sh::attach_file(path, e->name, row.kind, writable, server_run()); }, failure)) {
-        refuse_if_raced(e->name, row.file_id);
-        raise(failure);
+    object_path(name, path, sizeof path);
+    for (bool restored = false;; restored = true) {
+        sh::Mapping m;
+        PendingError failure;
+        const bool attached =
+            captured([&] { m = sh::attach_file(path, name, row.kind, !row.readonly, server_run()); }, failure);
+        if (attached && m.fixed.file_id == row.file_id) return m;
+        const uint64 foreign_id = attached ? m.fixed.file_id : 0;
+        if (attached) sh::unmap(m);
+        refuse_if_raced(name, row.file_id);
+        if (!restored && row.has_image && (attached || file_missing(path)) &&
+            restore_from_image(name, row.kind, row.file_id, foreign_id))
+            continue;
+        if (!attached) raise(failure);
+        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+                        errmsg("file \"%s\" does not belong to shared object \"%s\" (another incarnation)", path,
+                               name),
+                        errhint("Drop the object with shared_drop('%s') and create it again.", name)));
     }
+}
+
+// Maps the file of a catalog row into the entry.
+void load(Entry* e, CatalogRow row) {
+    sh::Mapping m = map_file(e->name, row);
     // The grants are read again after acl_generation: a grant that commits
     // in between either is in them or bumps the generation after this read.
     const uint32 acl = __atomic_load_n(&m.header()->acl_generation, __ATOMIC_ACQUIRE);
@@ -227,14 +252,6 @@ void load(Entry* e, CatalogRow row) {
     }
     row.ngrants = again.ngrants;
     row.grants = again.grants;
-    if (m.fixed.file_id != row.file_id) {
-        sh::unmap(m);
-        refuse_if_raced(e->name, row.file_id);
-        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
-                        errmsg("file \"%s\" does not belong to shared object \"%s\" (another incarnation)", path,
-                               e->name),
-                        errhint("Drop the object with shared_drop('%s') and create it again.", e->name)));
-    }
     // The mapping keeps its file's descriptor for check_file, out of fd.c's
     // budget; beyond fd.c's share for such descriptors, the path serves.
     if (!AcquireExternalFD()) sh::drop_descriptor(m);
