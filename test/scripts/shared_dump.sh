@@ -72,6 +72,16 @@ PGDATABASE=$r1 check "before their first use, the restored objects' files are to
     "SELECT count(*) = 7 FROM shared_objects WHERE status = 'missing: written from its image at first use'"
 PGDATABASE=$r1 check "... but the one with no image is missing" \
     "SELECT status LIKE '%shared object \"huge\" is missing' FROM shared_objects WHERE name = 'huge'"
+# Sessions that open an object at once: one writes its file, the others wait
+# for it and attach it.
+for i in 1 2 3 4; do
+    psql -X -At -d "$r1" -c "SELECT shared_cbf_count('big')" >"$WORK/race$i" 2>&1 &
+    PIDS+=($!)
+done
+for p in "${PIDS[@]}"; do wait "$p" || { cat "$WORK"/race*; fail "a session opening the restored object failed"; }; done
+PIDS=()
+[ "$(cat "$WORK"/race* | sort -u | wc -l)" = 1 ] || { cat "$WORK"/race*; fail "the sessions read different counts"; }
+echo "ok: four sessions opened a restored object at once: $(cat "$WORK/race1")"
 answers -d "$r1" >"$WORK/r1" || fail "reading the restore"
 diff "$WORK/source" "$WORK/r1" || fail "the restore answers differently (diff above: source, restore)"
 echo "ok: restored: every object answers as it did"

@@ -122,9 +122,14 @@ bool restore_from_image(const char* name, uint32 kind, uint64 file_id, uint64 fo
             sh::restore_image(path, name, bytes, len, server_run(), enableFsync);
         },
         failure);
-    // Another backend that opened the object at the same time may have
-    // written the file first: the caller attaches whatever is there.
+    // Another backend that opened the object at the same time may be
+    // writing the file, or have written it: once it is done, the caller
+    // attaches whatever is there.
     if (!written && !file_exists(path)) raise(failure);
+    while (!written && sh::being_created(path)) {
+        pg_usleep(10000L);
+        CHECK_FOR_INTERRUPTS();
+    }
     if (written)
         ereport(LOG, (errmsg("shared object \"%s\" was written again from its image in the catalog", name),
                       errdetail("Its file was %s.", foreign_id != 0 ? "another incarnation's" : "missing")));
