@@ -2,8 +2,12 @@
 // one back as a file (see file_image.hpp).
 #include "shared/file_image.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 
 #include "shared/shared_file_internal.hpp"
 #include "error.hpp"
@@ -59,6 +63,16 @@ void restore_image(const std::string& path, const char* label, const uint8_t* im
     spec.durable = durable;
     spec.run = run;
     create_file(path, label, spec, Existing::refuse);
+}
+
+bool being_created(const std::string& path) noexcept {
+    Fd fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+    struct stat st;
+    if (fd.fd < 0 || fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    uint64_t magic = 0;
+    if (!pread_full(fd.fd, &magic, size_t(std::min<uint64_t>(uint64_t(st.st_size), sizeof magic)), 0) || magic != 0)
+        return false;
+    return flock(fd.fd, LOCK_SH | LOCK_NB) != 0;  // its creator holds it
 }
 
 }  // namespace shared

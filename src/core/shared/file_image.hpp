@@ -37,5 +37,9 @@ FileHeader check_image(const uint8_t* image, uint64_t len, const char* label, ui
 void restore_image(const std::string& path, const char* label, const uint8_t* image, uint64_t len, uint64_t run,
                    bool durable);
 
+// True while path is an unfinished file whose creator is still writing it
+// (see create_file): another process restoring the same image. Never throws.
+bool being_created(const std::string& path) noexcept;
+
 }  // namespace shared
 }  // namespace sketch

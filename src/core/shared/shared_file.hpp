@@ -263,9 +263,6 @@ std::vector<ObjectFile> object_files(const std::string& dir);
 bool remove_abandoned_create(const std::string& path) noexcept;
 // The same for every file at an object name in folder dir.
 void remove_abandoned_creates(const std::string& dir) noexcept;
-// True while path is an unfinished file whose creator is still writing it
-// (see create_file). Never throws.
-bool being_created(const std::string& path) noexcept;
 
 // The folders of dir named by a number (a database's oid).
 std::vector<uint32_t> numbered_folders(const std::string& dir);

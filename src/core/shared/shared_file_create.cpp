@@ -472,18 +472,6 @@ std::vector<ObjectFile> object_files(const std::string& dir) {
     return found;
 }
 
-bool being_created(const std::string& path) noexcept {
-    Fd fd(open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
-    struct stat st;
-    if (fd.fd < 0 || fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
-    FileHeader h;
-    std::memset(&h, 0, sizeof h);
-    if (!pread_full(fd.fd, &h, size_t(std::min<uint64_t>(uint64_t(st.st_size), sizeof h.magic)), 0) ||
-        !unfinished(h))
-        return false;
-    return flock(fd.fd, LOCK_SH | LOCK_NB) != 0;  // its creator holds it
-}
-
 bool remove_abandoned_create(const std::string& path) noexcept {
     return remove_if_abandoned(path) == Leftover::removed;
 }

@@ -8,7 +8,8 @@
 //                         (sub)transaction end; the drop of the extension; the
 //                         sweep of orphans and interrupted creates
 //   shared_images.cpp     the images of objects in the catalog: taken, and
-//                         written back as a missing or foreign file
+//                         written back as a missing or foreign file when a
+//                         row's file is mapped
 #pragma once
 
 #include <string>
@@ -41,6 +42,9 @@ std::string db_folder(Oid db);
 
 // Raises 55006: the object was dropped or re-created while a call used it.
 [[noreturn]] void report_dropped_meanwhile(const char* name);
+// For a catalog row whose file failed to attach or holds another incarnation:
+// raises 42704 or 55006 if the object was dropped or re-created meanwhile.
+void refuse_if_raced(const char* name, uint64 file_id);
 // The cache, and the callbacks of transactions and invalidations, once per backend.
 void ensure_setup();
 // Lets go of the mappings of dropped objects and of changed files.
@@ -102,11 +106,9 @@ void ensure_db_directory();
 
 // take_image of an object this transaction has just created or attached.
 void take_image_of_new(const char* name);
-// Writes the catalog's image of incarnation file_id of the object as its
-// file, in place of a missing file or of the file of another incarnation
-// (foreign_id, else 0); the image is checked first as a file is (XX001).
-// False if the row holds no image.
-bool restore_from_image(const char* name, uint32 kind, uint64 file_id, uint64 foreign_id);
+// Maps the file of a catalog row (attach_file), writing it first from the
+// row's image if it is missing or holds another incarnation.
+sketch::shared::Mapping map_file(const char* name, const CatalogRow& row);
 
 }  // namespace shared
 }  // namespace sketch_pg

@@ -8,6 +8,7 @@
 #include "shared_objects/shared_registry.hpp"
 #include "shared_objects/registry_internal.hpp"
 
+#include <cerrno>
 #include <sys/stat.h>
 
 #include "guard.hpp"
@@ -104,8 +105,10 @@ bool file_exists(const char* path) {
     return lstat(path, &st) == 0;
 }
 
-}  // namespace
-
+// Writes the catalog's image of incarnation file_id of the object as its
+// file, in place of a missing file or of the file of another incarnation
+// (foreign_id, else 0); the image is checked first as a file is (XX001).
+// False if the row holds no image.
 bool restore_from_image(const char* name, uint32 kind, uint64 file_id, uint64 foreign_id) {
     bytea* image = read_image(name, file_id);
     if (image == nullptr) return false;
@@ -135,6 +138,39 @@ bool restore_from_image(const char* name, uint32 kind, uint64 file_id, uint64 fo
                       errdetail("Its file was %s.", foreign_id != 0 ? "another incarnation's" : "missing")));
     pfree(image);
     return true;
+}
+
+bool file_missing(const char* path) {
+    struct stat st;
+    return lstat(path, &st) != 0 && errno == ENOENT;
+}
+
+}  // namespace
+
+// A file that is missing, or holds another incarnation of the name, is
+// first written again from the row's image, if it has one. Errors are
+// raised after the C++ frames are gone.
+sh::Mapping map_file(const char* name, const CatalogRow& row) {
+    char path[MAXPGPATH];
+    object_path(name, path, sizeof path);
+    for (bool restored = false;; restored = true) {
+        sh::Mapping m;
+        PendingError failure;
+        const bool attached =
+            captured([&] { m = sh::attach_file(path, name, row.kind, !row.readonly, server_run()); }, failure);
+        if (attached && m.fixed.file_id == row.file_id) return m;
+        const uint64 foreign_id = attached ? m.fixed.file_id : 0;
+        if (attached) sh::unmap(m);
+        refuse_if_raced(name, row.file_id);
+        if (!restored && row.has_image && (attached || file_missing(path)) &&
+            restore_from_image(name, row.kind, row.file_id, foreign_id))
+            continue;
+        if (!attached) raise(failure);
+        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+                        errmsg("file \"%s\" does not belong to shared object \"%s\" (another incarnation)", path,
+                               name),
+                        errhint("Drop the object with shared_drop('%s') and create it again.", name)));
+    }
 }
 
 }  // namespace shared

@@ -5,9 +5,7 @@
 #include "shared_objects/shared_registry.hpp"
 #include "shared_objects/registry_internal.hpp"
 
-#include <cerrno>
 #include <cstring>
-#include <sys/stat.h>
 
 #include "guard.hpp"
 #include "module.hpp"
@@ -192,8 +190,6 @@ void report_dropped_meanwhile(const char* name) {
     pg_unreachable();
 }
 
-namespace {
-
 // The file of a catalog row read a moment ago failed to attach, or holds
 // another incarnation: if the object has been dropped since (its file
 // removed), or its name created again (a new file, perhaps still being
@@ -207,37 +203,7 @@ void refuse_if_raced(const char* name, uint64 file_id) {
     if (now != file_id) report_dropped_meanwhile(name);
 }
 
-bool file_missing(const char* path) {
-    struct stat st;
-    return lstat(path, &st) != 0 && errno == ENOENT;
-}
-
-// Maps the file of a catalog row. A file that is missing, or holds another
-// incarnation of the name (a restored dump's objects, see shared_images.cpp),
-// is first written again from the row's image, if it has one. Errors are
-// raised after the C++ frames are gone.
-sh::Mapping map_file(const char* name, const CatalogRow& row) {
-    char path[MAXPGPATH];
-    object_path(name, path, sizeof path);
-    for (bool restored = false;; restored = true) {
-        sh::Mapping m;
-        PendingError failure;
-        const bool attached =
-            captured([&] { m = sh::attach_file(path, name, row.kind, !row.readonly, server_run()); }, failure);
-        if (attached && m.fixed.file_id == row.file_id) return m;
-        const uint64 foreign_id = attached ? m.fixed.file_id : 0;
-        if (attached) sh::unmap(m);
-        refuse_if_raced(name, row.file_id);
-        if (!restored && row.has_image && (attached || file_missing(path)) &&
-            restore_from_image(name, row.kind, row.file_id, foreign_id))
-            continue;
-        if (!attached) raise(failure);
-        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
-                        errmsg("file \"%s\" does not belong to shared object \"%s\" (another incarnation)", path,
-                               name),
-                        errhint("Drop the object with shared_drop('%s') and create it again.", name)));
-    }
-}
+namespace {
 
 // Maps the file of a catalog row into the entry.
 void load(Entry* e, CatalogRow row) {
