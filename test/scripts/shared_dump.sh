@@ -8,7 +8,8 @@
 # Edge cases: items added after the last sync are lost; an object dropped after
 # the dump comes back; a foreign file at the name is replaced; an image of a
 # newer format is refused; an object over the image limit is listed but its
-# use fails.
+# use fails; sessions opening a restored object at once; pg_restore --clean
+# over the source itself.
 set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
@@ -135,7 +136,15 @@ PGDATABASE=$r3 check "the database's own object stays" "SELECT shared_cbf_contai
 psql -X -q -d postgres -c "DROP DATABASE $r3"
 echo "ok: restored into a database with objects of its own"
 
-# 4. A second cluster: its own role oids, found by name.
+# 4. Back over the source itself (pg_restore --clean): the drop of the
+# extension removes the files, the restore's rows bring them back.
+"$bin/pg_restore" --clean --if-exists -d "$DB" "$WORK/db.dump" || fail "pg_restore --clean over the source"
+[ -f "$(object_dir)/urls" ] && fail "the drop of the extension left the files"
+answers >"$WORK/cleaned" || fail "reading the source restored over itself"
+diff "$WORK/source" "$WORK/cleaned" || fail "restored over itself, the source answers differently (diff above)"
+echo "ok: restored over itself with --clean"
+
+# 5. A second cluster: its own role oids, found by name.
 other=$WORK/other
 mkdir -p "$other" && chmod 777 "$other"
 as_owner "$bin/initdb" -D "$other/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >/dev/null
