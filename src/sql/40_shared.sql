@@ -11,7 +11,7 @@ REVOKE ALL ON SCHEMA sketchshare_shared FROM PUBLIC;
 -- Roles are regrole, so that a dump names them and a restore on another
 -- server finds its own roles of those names. image is the object's file as of
 -- its create, attach, last shared_sync or freeze (docs/operations.md,
--- "Backups"): pg_dump carries it with the row (these tables are extension
+-- "Backups and copies"): pg_dump carries it with the row (these tables are extension
 -- configuration tables, below), and a missing file is written again from it.
 CREATE TABLE sketchshare_shared.objects (
     name text PRIMARY KEY,
