@@ -195,3 +195,82 @@ CREATE FUNCTION shared_reservoir_merge(name text, value reservoir) RETURNS void
 AS 'MODULE_PATHNAME', 'shared_reservoir_merge' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION shared_reservoir_merge(text, reservoir) IS
 'Merges a reservoir value into a shared reservoir exactly, as reservoir_union_agg merges (immediately, not rolled back); same mode and item type, the value''s k at least the object''s';
+
+-- Shared objects survive dump and restore (issue 26): the catalog's roles as
+-- regrole, each object's file image, the catalog as extension configuration
+-- tables, the claim of a copy's catalog by a restore. The view reads the
+-- retyped column, so it is made again as it was.
+DROP VIEW shared_objects;
+ALTER TABLE sketchshare_shared.objects ALTER COLUMN owner TYPE regrole,
+    ADD COLUMN image bytea, ADD COLUMN image_taken timestamptz;
+COMMENT ON TABLE sketchshare_shared.objects IS
+'sketchshare: one row per shared object; file_id names the incarnation of its file, image holds the file as of its last shared_sync';
+-- An image is compressed with lz4 where the server has it: pglz, the
+-- default, took about ten times as long to store a filter's image.
+DO $$
+BEGIN
+    IF (SELECT 'lz4' OPERATOR(pg_catalog.=) ANY (s.enumvals) FROM pg_catalog.pg_settings s
+        WHERE s.name OPERATOR(pg_catalog.=) 'default_toast_compression') THEN
+        ALTER TABLE sketchshare_shared.objects ALTER COLUMN image SET COMPRESSION lz4;
+    END IF;
+END
+$$;
+ALTER TABLE sketchshare_shared.grants ALTER COLUMN grantee TYPE regrole;
+
+-- A missing file of an object with an image (a restored dump's, before its
+-- first use) is no damage: its status says what its first use does.
+-- Each role sees the objects it has some right on: those of roles whose
+-- privileges it has (its own; superusers: all) and those granted to such a
+-- role, as the shared_* functions decide (has_privs_of_role). A security
+-- barrier: a condition of the caller's query sees only those rows.
+CREATE VIEW shared_objects WITH (security_barrier) AS
+SELECT o.name, o.kind, o.owner::regrole AS owner, i.bytes, i.frozen, o.readonly,
+       i.capacity, i.fpr, i.layout, i.m, i.k, i.ops,
+       CASE WHEN o.image IS NOT NULL AND i.status OPERATOR(pg_catalog.~~) '% is missing'
+            THEN 'missing: written from its image at first use' ELSE i.status END AS status,
+       o.created
+FROM sketchshare_shared.objects o
+LEFT JOIN LATERAL sketchshare_shared.file_info(o.name) i ON true
+WHERE (SELECT h.db FROM sketchshare_shared.home h) OPERATOR(pg_catalog.=)
+      (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())
+  AND (pg_catalog.pg_has_role(o.owner, 'USAGE')
+       OR EXISTS (SELECT FROM sketchshare_shared.grants g
+                  WHERE g.name OPERATOR(pg_catalog.=) o.name AND pg_catalog.pg_has_role(g.grantee, 'USAGE')));
+COMMENT ON VIEW shared_objects IS
+'Shared objects of this database that the current role owns or was granted (superusers: all): name, kind, owner, file size, frozen, read-only (attached), geometry (capacity, fpr, layout, m = counters or bits, k = hashes), write calls so far, and the file''s status';
+GRANT SELECT ON shared_objects TO PUBLIC;
+
+-- pg_dump writes the rows of objects and grants (not home: the database a
+-- restore creates the extension in writes its own), and pg_restore loads
+-- them after CREATE EXTENSION. Rows loaded into a database whose catalog
+-- names another (made by CREATE DATABASE from a template that had the
+-- extension) take the catalog over, as a create there would (claim_catalog):
+-- the template's rows go first.
+SELECT pg_catalog.pg_extension_config_dump('sketchshare_shared.objects', '');
+SELECT pg_catalog.pg_extension_config_dump('sketchshare_shared.grants', '');
+CREATE FUNCTION sketchshare_shared.claim_catalog() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    here oid := (SELECT d.oid FROM pg_catalog.pg_database d
+                 WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database());
+BEGIN
+    IF EXISTS (SELECT FROM sketchshare_shared.home h WHERE h.db OPERATOR(pg_catalog.=) here) THEN
+        RETURN NULL;
+    END IF;
+    DELETE FROM sketchshare_shared.grants;
+    DELETE FROM sketchshare_shared.objects;
+    INSERT INTO sketchshare_shared.home AS h (db) VALUES (here) ON CONFLICT (one) DO UPDATE SET db = here;
+    RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION sketchshare_shared.claim_catalog() IS
+'sketchshare: before rows are loaded into the catalog of shared objects (a restore), removes those of another database''s copy';
+CREATE TRIGGER claim_catalog BEFORE INSERT ON sketchshare_shared.objects
+    FOR EACH STATEMENT EXECUTE FUNCTION sketchshare_shared.claim_catalog();
+
+COMMENT ON FUNCTION shared_sync(text) IS
+'Flushes a shared object''s file to disk (msync), reports any I/O error, and stores its image in the catalog (what pg_dump carries)';
+
+-- The objects of 0.1.0 get their images now (status 'ok': a damaged or
+-- missing file keeps none, and the update goes on).
+SELECT shared_sync(name) FROM shared_objects WHERE status OPERATOR(pg_catalog.=) 'ok';

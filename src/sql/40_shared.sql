@@ -8,20 +8,37 @@ COMMENT ON SCHEMA sketchshare_shared IS
 'sketchshare: catalog of shared objects (read it through the shared_objects view)';
 REVOKE ALL ON SCHEMA sketchshare_shared FROM PUBLIC;
 
+-- Roles are regrole, so that a dump names them and a restore on another
+-- server finds its own roles of those names. image is the object's file as of
+-- its create, attach, last shared_sync or freeze (docs/operations.md,
+-- "Backups and copies"): pg_dump carries it with the row (these tables are extension
+-- configuration tables, below), and a missing file is written again from it.
 CREATE TABLE sketchshare_shared.objects (
     name text PRIMARY KEY,
     kind text NOT NULL CHECK (kind IN ('bloom', 'cbf', 'reservoir')),
-    owner oid NOT NULL,
+    owner regrole NOT NULL,
     file_id bigint NOT NULL,
     readonly boolean NOT NULL DEFAULT false,
-    created timestamptz NOT NULL DEFAULT now()
+    created timestamptz NOT NULL DEFAULT now(),
+    image bytea,
+    image_taken timestamptz
 );
 COMMENT ON TABLE sketchshare_shared.objects IS
-'sketchshare: one row per shared object; file_id names the incarnation of its file';
+'sketchshare: one row per shared object; file_id names the incarnation of its file, image holds the file as of its last shared_sync';
+-- An image is compressed with lz4 where the server has it: pglz, the
+-- default, took about ten times as long to store a filter's image.
+DO $$
+BEGIN
+    IF (SELECT 'lz4' OPERATOR(pg_catalog.=) ANY (s.enumvals) FROM pg_catalog.pg_settings s
+        WHERE s.name OPERATOR(pg_catalog.=) 'default_toast_compression') THEN
+        ALTER TABLE sketchshare_shared.objects ALTER COLUMN image SET COMPRESSION lz4;
+    END IF;
+END
+$$;
 
 CREATE TABLE sketchshare_shared.grants (
     name text NOT NULL REFERENCES sketchshare_shared.objects ON DELETE CASCADE,
-    grantee oid NOT NULL,
+    grantee regrole NOT NULL,
     privilege text NOT NULL CHECK (privilege IN ('read', 'write')),
     PRIMARY KEY (name, grantee, privilege)
 );
@@ -43,6 +60,34 @@ SELECT oid FROM pg_catalog.pg_database WHERE datname OPERATOR(pg_catalog.=) pg_c
 COMMENT ON TABLE sketchshare_shared.home IS
 'sketchshare: the database whose shared objects the catalog describes (another one in a copy made by CREATE DATABASE)';
 REVOKE ALL ON sketchshare_shared.home FROM PUBLIC;
+
+-- pg_dump writes the rows of objects and grants (not home: the database a
+-- restore creates the extension in writes its own), and pg_restore loads
+-- them after CREATE EXTENSION. Rows loaded into a database whose catalog
+-- names another (made by CREATE DATABASE from a template that had the
+-- extension) take the catalog over, as a create there would (claim_catalog):
+-- the template's rows go first.
+SELECT pg_catalog.pg_extension_config_dump('sketchshare_shared.objects', '');
+SELECT pg_catalog.pg_extension_config_dump('sketchshare_shared.grants', '');
+CREATE FUNCTION sketchshare_shared.claim_catalog() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    here oid := (SELECT d.oid FROM pg_catalog.pg_database d
+                 WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database());
+BEGIN
+    IF EXISTS (SELECT FROM sketchshare_shared.home h WHERE h.db OPERATOR(pg_catalog.=) here) THEN
+        RETURN NULL;
+    END IF;
+    DELETE FROM sketchshare_shared.grants;
+    DELETE FROM sketchshare_shared.objects;
+    INSERT INTO sketchshare_shared.home AS h (db) VALUES (here) ON CONFLICT (one) DO UPDATE SET db = here;
+    RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION sketchshare_shared.claim_catalog() IS
+'sketchshare: before rows are loaded into the catalog of shared objects (a restore), removes those of another database''s copy';
+CREATE TRIGGER claim_catalog BEFORE INSERT ON sketchshare_shared.objects
+    FOR EACH STATEMENT EXECUTE FUNCTION sketchshare_shared.claim_catalog();
 
 -- A drop that takes the extension along also removes the objects' files, at
 -- its commit. The library sees such a drop through a hook that exists once
@@ -81,13 +126,18 @@ LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION sketchshare_shared.file_info(text) IS
 'sketchshare: facts read from a shared object''s file header (status says why a file is unusable)';
 
+-- A missing file of an object with an image (a restored dump's, before its
+-- first use) is no damage: its status says what its first use does.
 -- Each role sees the objects it has some right on: those of roles whose
 -- privileges it has (its own; superusers: all) and those granted to such a
 -- role, as the shared_* functions decide (has_privs_of_role). A security
 -- barrier: a condition of the caller's query sees only those rows.
 CREATE VIEW shared_objects WITH (security_barrier) AS
 SELECT o.name, o.kind, o.owner::regrole AS owner, i.bytes, i.frozen, o.readonly,
-       i.capacity, i.fpr, i.layout, i.m, i.k, i.ops, i.status, o.created
+       i.capacity, i.fpr, i.layout, i.m, i.k, i.ops,
+       CASE WHEN o.image IS NOT NULL AND i.status OPERATOR(pg_catalog.~~) '% is missing'
+            THEN 'missing: written from its image at first use' ELSE i.status END AS status,
+       o.created
 FROM sketchshare_shared.objects o
 LEFT JOIN LATERAL sketchshare_shared.file_info(o.name) i ON true
 WHERE (SELECT h.db FROM sketchshare_shared.home h) OPERATOR(pg_catalog.=)
@@ -109,7 +159,7 @@ COMMENT ON FUNCTION shared_freeze(text) IS
 CREATE FUNCTION shared_sync(name text) RETURNS void
 AS 'MODULE_PATHNAME', 'shared_sync' LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION shared_sync(text) IS
-'Flushes a shared object''s file to disk (msync) and reports any I/O error';
+'Flushes a shared object''s file to disk (msync), reports any I/O error, and stores its image in the catalog (what pg_dump carries)';
 
 CREATE FUNCTION shared_drop(name text, if_exists boolean DEFAULT false) RETURNS boolean
 AS 'MODULE_PATHNAME', 'shared_drop' LANGUAGE C VOLATILE STRICT;

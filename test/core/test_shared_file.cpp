@@ -19,20 +19,13 @@
 
 #include "error.hpp"
 #include "shared/shared_file.hpp"
+#include "test_shared_test_kind.hpp"
 
 namespace sh = sketch::shared;
 
 namespace {
 
 constexpr uint64_t kRun = 1;  // the server run the tests map files in
-
-// The test kind: geometry is one uint64, the payload size.
-void validate_test_geometry(const char* label, const uint8_t* g, uint32_t len, uint64_t payload) {
-    uint64_t want = 0;
-    if (len != sizeof want) sketch::fail(sketch::Errc::corrupted, "shared object \"%s\": bad test geometry", label);
-    std::memcpy(&want, g, sizeof want);
-    if (want != payload) sketch::fail(sketch::Errc::corrupted, "shared object \"%s\": bad test geometry", label);
-}
 
 class SharedFile : public ::testing::Test {
 protected:

@@ -80,9 +80,16 @@ check "...with the new geometry" "SELECT capacity = 10 FROM shared_objects WHERE
 echo "not an object" | as_owner tee "$dir/foreign" >/dev/null
 check_error "a foreign file is left alone" "not a sketchshare object file" "SELECT shared_cbf_create('foreign', 10)"
 [ "$(cat "$dir/foreign")" = "not an object" ] || fail "foreign file modified"
-# a missing file
+# a missing file is written again from the object's image (docs/operations.md,
+# "Backups and copies"); without an image it stays missing
+q "SELECT shared_cbf_add('orphan', 'kept')" >/dev/null
+q "SELECT shared_sync('orphan')" >/dev/null
 as_owner mv "$dir/orphan" "$WORK/orphan-moved"
-check_error "a missing file" "is missing" "SELECT shared_cbf_count('orphan')"
+check "a missing file is written from the object's image" "SELECT shared_cbf_contains('orphan', 'kept')"
+[ -f "$dir/orphan" ] || fail "the missing file was not written"
+q "UPDATE sketchshare_shared.objects SET image = NULL WHERE name = 'orphan'" >/dev/null
+as_owner rm "$dir/orphan"
+check_error "a missing file with no image" "is missing" "SELECT shared_cbf_count('orphan')"
 check "an object whose file is missing can still be dropped" "SELECT shared_drop('orphan')"
 
 # Export and attach (frozen, read-only copies).

@@ -3,7 +3,8 @@
 # object files as the base backup copied them, never updated after (the data
 # is not WAL-logged). Reads work there with that data; every change is refused
 # (25006: a standby's transactions are read-only), so its copy never drifts; an
-# object created after the backup has its row there but no file.
+# object created after the backup has its row there (with its image) but no
+# file, which its first use writes from the image.
 set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
@@ -59,8 +60,10 @@ for _ in $(seq 1 100); do
     sleep 0.2
 done
 check "the catalog rows came by WAL, the files by the backup" \
-    "SELECT array_agg(name || ':' || (CASE WHEN status LIKE '%is missing' THEN 'missing' ELSE status END) ORDER BY name)
-            = '{later:missing,picks:ok,seen:ok,urls:ok}' FROM shared_objects"
+    "SELECT array_agg(name || ':' || (CASE WHEN status LIKE 'missing: written from its image%' THEN 'image' ELSE status END) ORDER BY name)
+            = '{later:image,picks:ok,seen:ok,urls:ok}' FROM shared_objects"
+check "the object created after the backup is written from its image at first use" "SELECT shared_cbf_count('later') = 0"
+check "... and listed as such" "SELECT status = 'ok' FROM shared_objects WHERE name = 'later'"
 check "the items added before the backup are there" \
     "SELECT bool_and(shared_cbf_contains('seen', g) AND shared_bloom_contains('urls', g)) FROM generate_series(1, 1000) g"
 # at 1000 of 100000 items the cbf's fpr is about 1e-14 (k = 7), the bloom's below 1e-6

@@ -74,6 +74,8 @@ answers >"$WORK/after" || fail "reading the values after the update"
 diff "$WORK/before" "$WORK/after" || fail "answers changed across the update (diff above: before, after)"
 echo "ok: $(wc -l <"$WORK/before") lines of answers are the same after the update"
 
+check "the update took an image of every shared object" \
+    "SELECT count(*) = 3 AND bool_and(image IS NOT NULL) FROM sketchshare_shared.objects"
 check "a stored bloom takes adds" \
     "SELECT bloom_contains(bloom_add(f, 100000), 100000) FROM stored.filters WHERE name = 'classic'"
 check "... of the other layout too" \
@@ -93,13 +95,15 @@ check "new shared objects can be made" \
 # The extension's catalog: every member object in full (pg_dump's binary
 # upgrade mode writes the members of extensions, with their comments and
 # grants; left out are what differs between any two databases: the OIDs it
-# pins, the tables' freeze horizons, the random key of \restrict), the
-# description of each member, and the extension's own row.
+# pins, the tables' freeze horizons, the random key of \restrict, the OIDs of
+# the configuration tables, which the extension's row lists by name below),
+# the description of each member, and the extension's own row.
 catalog() {
     local db=$1
     "$(dirname "$(command -v psql)")/pg_dump" --schema-only --binary-upgrade --no-owner --exclude-schema=stored -d "$db" |
         grep -v -e '^--' -e '^$' -e 'binary_upgrade_set_next_' -e '^UPDATE pg_catalog.pg_class$' \
-            -e '^SET relfrozenxid = ' -e "^WHERE oid = '" -e '^\\\(un\)\?restrict ' -e '^\\connect'
+            -e '^SET relfrozenxid = ' -e "^WHERE oid = '" -e '^\\\(un\)\?restrict ' -e '^\\connect' |
+        sed -E "/binary_upgrade_create_empty_extension/s/'\{[0-9,]+\}'/'{config table oids}'/"
     psql -X -At -v ON_ERROR_STOP=1 -d "$db" <<'SQL'
 SELECT pg_describe_object(classid, objid, objsubid) AS member
 FROM pg_depend d JOIN pg_extension e ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid

@@ -142,6 +142,8 @@ struct CreateSpec {
     uint64_t file_id;
     const uint8_t* initial_payload = nullptr;  // copied in before the magic; nullptr: zero
     uint32_t initial_flags = 0;
+    uint64_t item_class = 0;  // FileHeader::item_class (a file restored from its image keeps its item class)
+    uint64_t ops = 0;         // FileHeader::ops (and its op count)
     bool durable = true;  // fsync the file and its directory
     uint64_t run = 0;     // FileHeader::created_run
     // Polled between the 2 MiB writes that fill the file; true abandons the

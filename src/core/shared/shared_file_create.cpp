@@ -296,6 +296,8 @@ void write_new_file(int fd, const std::string& path, const char* label, const Cr
     std::memcpy(h->geometry, spec.geometry, spec.geometry_len);
     h->checksum = header_checksum(*h);
     h->flags = spec.initial_flags;
+    h->item_class = spec.item_class;
+    h->ops = spec.ops;
     h->created_run = spec.run;
     // The whole file is written (the payload as zeros if there is no initial
     // one), in writes that start and end on 2 MiB boundaries, header included

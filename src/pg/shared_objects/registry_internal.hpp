@@ -7,6 +7,9 @@
 //   shared_lifecycle.cpp  create, drop and attach; the file actions at
 //                         (sub)transaction end; the drop of the extension; the
 //                         sweep of orphans and interrupted creates
+//   shared_images.cpp     the images of objects in the catalog: taken, and
+//                         written back as a missing or foreign file when a
+//                         row's file is mapped
 #pragma once
 
 #include <string>
@@ -39,6 +42,9 @@ std::string db_folder(Oid db);
 
 // Raises 55006: the object was dropped or re-created while a call used it.
 [[noreturn]] void report_dropped_meanwhile(const char* name);
+// For a catalog row whose file failed to attach or holds another incarnation:
+// raises 42704 or 55006 if the object was dropped or re-created meanwhile.
+void refuse_if_raced(const char* name, uint64 file_id);
 // The cache, and the callbacks of transactions and invalidations, once per backend.
 void ensure_setup();
 // Lets go of the mappings of dropped objects and of changed files.
@@ -71,10 +77,13 @@ struct CatalogRow {
     Oid owner;
     uint64 file_id;
     bool readonly;
+    bool has_image;  // the row holds an image of the file (shared_images.cpp)
     int ngrants;
     GrantRow* grants;  // in the caller's memory context
 };
 bool read_catalog(const char* name, CatalogRow* row);
+// False for the catalog of a 0.1.0 installation not updated yet.
+bool catalog_has_images();
 bool committed_file_id(const char* name, uint64* file_id);
 // False when an object of that name exists and if_not_exists (else 42710).
 bool insert_catalog(const char* name, sketch::shared::Kind kind, uint64 file_id, bool readonly, bool if_not_exists = false);
@@ -89,6 +98,17 @@ void subxact_callback(SubXactEvent event, SubTransactionId, SubTransactionId, vo
 void refuse_if_dropped_here(const char* name);
 bool drop_object(const char* name, bool missing_ok);
 void attach_object(const char* name, const char* from);
+// Makes this database's folder of object files (and sweeps what dropped
+// databases and earlier server runs left, see its definition).
+void ensure_db_directory();
+
+// ---- shared_images.cpp ----
+
+// take_image of an object this transaction has just created or attached.
+void take_image_of_new(const char* name);
+// Maps the file of a catalog row (attach_file), writing it first from the
+// row's image if it is missing or holds another incarnation.
+sketch::shared::Mapping map_file(const char* name, const CatalogRow& row);
 
 }  // namespace shared
 }  // namespace sketch_pg

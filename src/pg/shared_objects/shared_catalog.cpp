@@ -153,12 +153,23 @@ uint32 kind_from_text(const char* kind) {
 
 }  // namespace
 
+// The catalog of a 0.1.0 installation, before ALTER EXTENSION UPDATE, has no
+// images (the library is updated first).
+bool catalog_has_images() {
+    const Oid nsp = get_namespace_oid("sketchshare_shared", true);
+    const Oid rel = OidIsValid(nsp) ? get_relname_relid("objects", nsp) : InvalidOid;
+    return OidIsValid(rel) && get_attnum(rel, "image") != InvalidAttrNumber;
+}
+
 bool read_catalog(const char* name, CatalogRow* row) {
     AsCatalogOwner s;
     begin_catalog(&s);
     Oid types[1] = {TEXTOID};
     Datum values[1] = {CStringGetTextDatum(name)};
-    run("SELECT kind, owner, file_id, readonly FROM sketchshare_shared.objects WHERE name OPERATOR(pg_catalog.=) $1",
+    run(catalog_has_images() ? "SELECT kind, owner, file_id, readonly, image IS NOT NULL FROM sketchshare_shared.objects "
+                               "WHERE name OPERATOR(pg_catalog.=) $1"
+                             : "SELECT kind, owner, file_id, readonly, false FROM sketchshare_shared.objects "
+                               "WHERE name OPERATOR(pg_catalog.=) $1",
         1, types, values, false);
     bool found = SPI_processed == 1 && catalog_ours;
     if (found) {
@@ -170,6 +181,7 @@ bool read_catalog(const char* name, CatalogRow* row) {
         row->owner = DatumGetObjectId(SPI_getbinval(t, d, 2, &isnull));
         row->file_id = uint64(DatumGetInt64(SPI_getbinval(t, d, 3, &isnull)));
         row->readonly = DatumGetBool(SPI_getbinval(t, d, 4, &isnull));
+        row->has_image = DatumGetBool(SPI_getbinval(t, d, 5, &isnull));
         run("SELECT grantee, privilege OPERATOR(pg_catalog.=) 'write' FROM sketchshare_shared.grants "
             "WHERE name OPERATOR(pg_catalog.=) $1",
             1, types, values, false);

@@ -252,7 +252,7 @@ static void remove_orphans_of_earlier_runs() {
     end_catalog(&s);
 }
 
-static void ensure_db_directory() {
+void ensure_db_directory() {
     guarded([] { sh::ensure_directory(".", db_folder(MyDatabaseId), "shared objects"); });
     remove_folders_of_dropped_databases();
     remove_orphans_of_earlier_runs();
@@ -335,6 +335,7 @@ bool create_object(const char* name, sh::Kind kind, const uint8_t* geometry, uin
         ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED),
                         errmsg("creation of shared object \"%s\" was interrupted", name)));
     }
+    take_image_of_new(name);
     return true;
 }
 
@@ -421,6 +422,7 @@ void attach_object(const char* name, const char* from) {
         sh::remove_file(path, 0);
         sh::copy_file(from, path, name, true, file_id, server_run(), h.total_bytes);  // the size checked above
     });
+    take_image_of_new(name);
 }
 
 }  // namespace shared

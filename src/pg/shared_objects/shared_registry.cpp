@@ -190,8 +190,6 @@ void report_dropped_meanwhile(const char* name) {
     pg_unreachable();
 }
 
-namespace {
-
 // The file of a catalog row read a moment ago failed to attach, or holds
 // another incarnation: if the object has been dropped since (its file
 // removed), or its name created again (a new file, perhaps still being
@@ -205,18 +203,11 @@ void refuse_if_raced(const char* name, uint64 file_id) {
     if (now != file_id) report_dropped_meanwhile(name);
 }
 
-// Maps the file of a catalog row into the entry. Errors are raised after
-// the C++ frames are gone.
+namespace {
+
+// Maps the file of a catalog row into the entry.
 void load(Entry* e, CatalogRow row) {
-    char path[MAXPGPATH];
-    object_path(e->name, path, sizeof path);
-    const bool writable = !row.readonly;
-    sh::Mapping m;
-    PendingError failure;
-    if (!captured([&] { m = sh::attach_file(path, e->name, row.kind, writable, server_run()); }, failure)) {
-        refuse_if_raced(e->name, row.file_id);
-        raise(failure);
-    }
+    sh::Mapping m = map_file(e->name, row);
     // The grants are read again after acl_generation: a grant that commits
     // in between either is in them or bumps the generation after this read.
     const uint32 acl = __atomic_load_n(&m.header()->acl_generation, __ATOMIC_ACQUIRE);
@@ -227,14 +218,6 @@ void load(Entry* e, CatalogRow row) {
     }
     row.ngrants = again.ngrants;
     row.grants = again.grants;
-    if (m.fixed.file_id != row.file_id) {
-        sh::unmap(m);
-        refuse_if_raced(e->name, row.file_id);
-        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
-                        errmsg("file \"%s\" does not belong to shared object \"%s\" (another incarnation)", path,
-                               e->name),
-                        errhint("Drop the object with shared_drop('%s') and create it again.", e->name)));
-    }
     // The mapping keeps its file's descriptor for check_file, out of fd.c's
     // budget; beyond fd.c's share for such descriptors, the path serves.
     if (!AcquireExternalFD()) sh::drop_descriptor(m);

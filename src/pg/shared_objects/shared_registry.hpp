@@ -201,6 +201,12 @@ void read_exclusive(Entry* e, Read read) {
 bool create_object(const char* name, sketch::shared::Kind kind, const uint8_t* geometry, uint32_t geometry_len,
                    uint64_t payload_bytes, const uint8_t* initial_payload, bool if_not_exists = false);
 
+// Writes the object's image (its file as of now, under the exclusive lock)
+// into its catalog row, in the current transaction, so that a dump carries
+// it (shared_images.cpp); nothing in a read-only transaction. A file over
+// the image limit leaves the row without an image, with a WARNING.
+void take_image(Entry* e);
+
 // Installs the hook that sees a drop of the extension, whatever command
 // reaches it, and removes the objects' files when that drop commits (from
 // _PG_init; the extension's event trigger loads the library before every

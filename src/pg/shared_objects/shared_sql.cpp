@@ -75,6 +75,7 @@ SKETCH_FUNCTION(shared_freeze) {
     sh::set_flags(e->map.header(), sh::kFrozen);
     ss::unlock_exclusive(e);
     guarded([&] { sh::sync_mapping(e->map, name); });
+    ss::take_image(e);
     PG_RETURN_VOID();
 }
 
@@ -83,6 +84,7 @@ SKETCH_FUNCTION(shared_sync) {
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);
     ss::Entry* e = ss::open_object(name, 0, ss::kRead);
     guarded([&] { sh::sync_mapping(e->map, name); });
+    ss::take_image(e);
     PG_RETURN_VOID();
 }
 

@@ -1,0 +1,113 @@
+// Images of object files: taken from a mapping with a clean header, checked
+// as a file is, written back as a file that holds the same object.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "error.hpp"
+#include "shared/file_image.hpp"
+#include "shared/shared_file.hpp"
+#include "test_shared_test_kind.hpp"
+
+namespace sh = sketch::shared;
+
+namespace {
+
+constexpr uint64_t kRun = 1;
+constexpr uint32_t kTest = uint32_t(sh::Kind::test);
+
+class FileImage : public ::testing::Test {
+protected:
+    std::string dir;
+    uint64_t geometry = 4096 * 3;
+
+    void SetUp() override {
+        sh::register_kind(sh::Kind::test, validate_test_geometry);
+        char tmpl[] = "/tmp/sketch-image-test.XXXXXX";
+        ASSERT_NE(mkdtemp(tmpl), nullptr);
+        dir = tmpl;
+    }
+    void TearDown() override { std::system(("rm -rf " + dir).c_str()); }
+    std::string path(const char* name) { return dir + "/" + name; }
+
+    // A mapped object (file_id 7) with a payload, ops, an item class and
+    // stale lock words, and its image.
+    std::vector<uint8_t> image_of_object(sh::Mapping* m) {
+        sh::CreateSpec s{};
+        s.kind = sh::Kind::test;
+        s.geometry = reinterpret_cast<const uint8_t*>(&geometry);
+        s.geometry_len = sizeof geometry;
+        s.payload_bytes = geometry;
+        s.file_id = 7;
+        s.durable = false;
+        sh::create_file(path("src"), "src", s, sh::Existing::refuse);
+        *m = sh::attach_file(path("src"), "src", kTest, true, kRun);
+        m->payload()[0] = 1;
+        m->payload()[geometry - 1] = 2;
+        sh::add_ops(m->header(), 1001, 3);
+        sh::record_item_class(m->header(), 0x55);
+        m->header()->lock.writer = 4242;
+        std::vector<uint8_t> image(sh::image_bytes(*m));
+        sh::write_image(*m, image.data());
+        return image;
+    }
+};
+
+TEST_F(FileImage, RoundTripsTheObjectWithACleanHeader) {
+    sh::Mapping m;
+    std::vector<uint8_t> image = image_of_object(&m);
+    EXPECT_EQ(image.size(), sh::kHeaderBytes + geometry);
+    const sh::FileHeader h = sh::check_image(image.data(), image.size(), "src", kTest, 7);
+    EXPECT_EQ(h.lock.writer, 0u);
+    EXPECT_EQ(h.created_run, 0u);
+    sh::restore_image(path("copy"), "copy", image.data(), image.size(), kRun + 1, false);
+    sh::Mapping c = sh::attach_file(path("copy"), "copy", kTest, true, kRun + 1);
+    EXPECT_EQ(c.header()->file_id, 7u);  // the same incarnation, in another place
+    EXPECT_EQ(c.header()->created_run, kRun + 1);
+    EXPECT_EQ(c.payload()[0], 1);
+    EXPECT_EQ(c.payload()[geometry - 1], 2);
+    EXPECT_EQ(sh::load_ops(c.header()), 3u);
+    EXPECT_EQ(sh::load_item_class(c.header()), 0x55u);
+    EXPECT_EQ(c.header()->lock.writer, 0u);
+    EXPECT_EQ(sh::load_flags(c.header()), 0u);
+    sh::unmap(c);
+    // A frozen object's image is frozen; restoring over an existing file is refused.
+    sh::set_flags(m.header(), sh::kFrozen | sh::kDropped);
+    sh::write_image(m, image.data());
+    EXPECT_EQ(sh::check_image(image.data(), image.size(), "src", kTest, 7).flags, uint32_t(sh::kFrozen));
+    EXPECT_THROW(sh::restore_image(path("copy"), "copy", image.data(), image.size(), kRun, false), sketch::Error);
+    sh::unmap(m);
+}
+
+TEST_F(FileImage, DamagedOrForeignImagesAreRefused) {
+    sh::Mapping m;
+    std::vector<uint8_t> image = image_of_object(&m);
+    sh::unmap(m);
+    auto error = [&](std::vector<uint8_t> bytes, uint32_t kind, uint64_t file_id) -> std::string {
+        try {
+            sh::check_image(bytes.data(), bytes.size(), "src", kind, file_id);
+            return "";
+        } catch (const sketch::Error& e) {
+            EXPECT_EQ(e.code(), sketch::Errc::corrupted);
+            return e.what();
+        }
+    };
+    EXPECT_EQ(error(image, kTest, 7), "");
+    EXPECT_NE(error(image, kTest, 8).find("another incarnation"), std::string::npos);
+    EXPECT_NE(error(image, uint32_t(sh::Kind::cbf), 7).find("not a cbf"), std::string::npos);
+    EXPECT_NE(error(std::vector<uint8_t>(image.begin(), image.end() - 1), kTest, 7).find("truncated"),
+              std::string::npos);
+    EXPECT_NE(error(std::vector<uint8_t>(image.begin(), image.begin() + 100), kTest, 7).find("truncated"),
+              std::string::npos);
+    std::vector<uint8_t> newer = image;
+    reinterpret_cast<sh::FileHeader*>(newer.data())->version = sh::kFormatVersion + 1;
+    EXPECT_NE(error(newer, kTest, 7).find("format version"), std::string::npos);
+    std::vector<uint8_t> edited = image;
+    reinterpret_cast<sh::FileHeader*>(edited.data())->geometry[0] ^= 1;
+    EXPECT_NE(error(edited, kTest, 7).find("checksum"), std::string::npos);
+}
+
+}  // namespace
