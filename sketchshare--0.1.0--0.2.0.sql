@@ -195,3 +195,34 @@ CREATE FUNCTION shared_reservoir_merge(name text, value reservoir) RETURNS void
 AS 'MODULE_PATHNAME', 'shared_reservoir_merge' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION shared_reservoir_merge(text, reservoir) IS
 'Merges a reservoir value into a shared reservoir exactly, as reservoir_union_agg merges (immediately, not rolled back); same mode and item type, the value''s k at least the object''s';
+
+-- Type modifiers: bloom(n, fpr[, layout]) and cbf(capacity[, fpr]) fix a column's geometry (issue 26)
+CREATE FUNCTION bloom_typmod_in(cstring[]) RETURNS integer
+AS 'MODULE_PATHNAME', 'bloom_typmod_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_typmod_out(integer) RETURNS cstring
+AS 'MODULE_PATHNAME', 'bloom_typmod_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+ALTER TYPE bloom SET (TYPMOD_IN = bloom_typmod_in, TYPMOD_OUT = bloom_typmod_out);
+COMMENT ON FUNCTION bloom_typmod_in(cstring[]) IS
+'bloom(n, fpr[, layout]) type modifier: n to 3 significant digits, fpr to 1, the layout as an index';
+COMMENT ON FUNCTION bloom_typmod_out(integer) IS 'the bloom type modifier as (n,fpr[,''layout''])';
+CREATE FUNCTION bloom(bloom, integer, boolean) RETURNS bloom
+AS 'MODULE_PATHNAME', 'bloom_enforce_typmod' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom(bloom, integer, boolean) IS
+'the filter, if its geometry is the one of the type modifier (bloom(n, fpr[, layout])); an error otherwise';
+CREATE CAST (bloom AS bloom) WITH FUNCTION bloom(bloom, integer, boolean) AS IMPLICIT;
+COMMENT ON CAST (bloom AS bloom) IS 'checks a filter against the type modifier of its destination';
+
+CREATE FUNCTION cbf_typmod_in(cstring[]) RETURNS integer
+AS 'MODULE_PATHNAME', 'cbf_typmod_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cbf_typmod_out(integer) RETURNS cstring
+AS 'MODULE_PATHNAME', 'cbf_typmod_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+ALTER TYPE cbf SET (TYPMOD_IN = cbf_typmod_in, TYPMOD_OUT = cbf_typmod_out);
+COMMENT ON FUNCTION cbf_typmod_in(cstring[]) IS
+'cbf(capacity[, fpr]) type modifier: capacity to 3 significant digits, fpr (default 0.01) to 1';
+COMMENT ON FUNCTION cbf_typmod_out(integer) IS 'the cbf type modifier as (capacity,fpr)';
+CREATE FUNCTION cbf(cbf, integer, boolean) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_enforce_typmod' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf(cbf, integer, boolean) IS
+'the filter, if its counters and hashes are those of the type modifier (cbf(capacity[, fpr])); an error otherwise';
+CREATE CAST (cbf AS cbf) WITH FUNCTION cbf(cbf, integer, boolean) AS IMPLICIT;
+COMMENT ON CAST (cbf AS cbf) IS 'checks a filter against the type modifier of its destination';

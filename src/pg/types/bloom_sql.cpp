@@ -15,6 +15,7 @@
 #include "memory/huge_pages.hpp"
 #include "prefetch/prefetch.hpp"
 #include "types/fetched_filters.hpp"
+#include "types/type_modifiers.hpp"
 #include "item_hash.hpp"
 #include "item_types.hpp"
 #include "array_items.hpp"
@@ -133,9 +134,11 @@ static void write_external(const Opened& o, uint8_t* out) {
     std::memcpy(out + sb::kHeaderBytes, bloom_bits(o.v), o.g.bytes);
 }
 
-// External form -> value; what fails validation is reported as `code`.
-static struct varlena* from_external(const uint8_t* data, size_t len, sketch::Errc code) {
+// External form -> value; what fails validation is reported as `code`, a
+// geometry other than the type modifier's (-1: none) as check_bloom_modifier does.
+static struct varlena* from_external(const uint8_t* data, size_t len, sketch::Errc code, int32 typmod) {
     sb::Header h = guarded([&] { return sb::read_external(data, len, code); });
+    check_bloom_modifier(h.geometry, typmod);
     struct varlena* v = bloom_value_new(h.geometry, h.seed, h.item);
     std::memcpy(bloom_bits(v), data + sb::kHeaderBytes, h.geometry.bytes);
     return v;
@@ -153,7 +156,7 @@ SKETCH_FUNCTION(bloom_in) {
     const size_t n = guarded([&] { return sketch::hex::decoded_bytes(s, len, "bloom"); });
     auto* raw = static_cast<uint8_t*>(palloc_large(n > 0 ? n : 1));
     guarded([&] { sketch::hex::read_text(s, len, raw, "bloom"); });
-    struct varlena* v = from_external(raw, n, sketch::Errc::invalid_text);
+    struct varlena* v = from_external(raw, n, sketch::Errc::invalid_text, io_typmod(fcinfo));
     pfree(raw);
     PG_RETURN_POINTER(v);
 }
@@ -177,7 +180,8 @@ SKETCH_FUNCTION(bloom_out) {
 SKETCH_FUNCTION(bloom_recv) {
     StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
     const size_t n = size_t(buf->len - buf->cursor);
-    struct varlena* v = from_external(reinterpret_cast<const uint8_t*>(buf->data + buf->cursor), n, sketch::Errc::invalid_binary);
+    struct varlena* v = from_external(reinterpret_cast<const uint8_t*>(buf->data + buf->cursor), n, sketch::Errc::invalid_binary,
+                                      io_typmod(fcinfo));
     buf->cursor = buf->len;
     PG_RETURN_POINTER(v);
 }
@@ -193,7 +197,7 @@ SKETCH_FUNCTION(bloom_send) {
 
 SKETCH_FUNCTION(bloom_from_bytea) {
     bytea* b = PG_GETARG_BYTEA_PP(0);
-    PG_RETURN_POINTER(from_external(reinterpret_cast<const uint8_t*>(VARDATA_ANY(b)), VARSIZE_ANY_EXHDR(b), sketch::Errc::invalid_binary));
+    PG_RETURN_POINTER(from_external(reinterpret_cast<const uint8_t*>(VARDATA_ANY(b)), VARSIZE_ANY_EXHDR(b), sketch::Errc::invalid_binary, -1));
 }
 
 // ---- constructors and sizing ----

@@ -18,6 +18,7 @@
 #include "memory/reusable_memory.hpp"
 #include "prefetch/prefetch.hpp"
 #include "types/fetched_filters.hpp"
+#include "types/type_modifiers.hpp"
 #include "item_hash.hpp"
 #include "item_types.hpp"
 #include "array_items.hpp"
@@ -160,7 +161,7 @@ SKETCH_FUNCTION(cbf_in) {
     auto* v = static_cast<varlena*>(sketch_pg::palloc_large(VARHDRSZ + len));
     SET_VARSIZE(v, VARHDRSZ + len);
     sketch_pg::guarded([&] { sketch::hex::read_text(text, text_len, payload(v), "cbf"); });
-    view_of(v, sketch::Errc::invalid_text);
+    sketch_pg::check_cbf_modifier(view_of(v, sketch::Errc::invalid_text).g, sketch_pg::io_typmod(fcinfo));
     PG_RETURN_POINTER(v);
 }
 
@@ -179,7 +180,7 @@ SKETCH_FUNCTION(cbf_recv) {
     auto* v = static_cast<varlena*>(sketch_pg::palloc_large(VARHDRSZ + len));
     SET_VARSIZE(v, VARHDRSZ + len);
     pq_copymsgbytes(buf, reinterpret_cast<char*>(payload(v)), len);
-    view_of(v, sketch::Errc::invalid_binary);
+    sketch_pg::check_cbf_modifier(view_of(v, sketch::Errc::invalid_binary).g, sketch_pg::io_typmod(fcinfo));
     PG_RETURN_POINTER(v);
 }
 
