@@ -226,3 +226,11 @@ COMMENT ON FUNCTION cbf(cbf, integer, boolean) IS
 'the filter, if its counters and hashes are those of the type modifier (cbf(capacity[, fpr])); an error otherwise';
 CREATE CAST (cbf AS cbf) WITH FUNCTION cbf(cbf, integer, boolean) AS IMPLICIT;
 COMMENT ON CAST (cbf AS cbf) IS 'checks a filter against the type modifier of its destination';
+
+-- The compact text form of bloom and cbf: b64: and base64 out, base64 or 0.1.0's hex in (issue 26)
+COMMENT ON TYPE bloom IS
+'Bloom filter (any Boost.Bloom layout, or cbf<K>): a versioned header and a bit array; text form b64: + base64 of the binary form';
+COMMENT ON FUNCTION bloom_in(cstring) IS 'bloom text input: b64: followed by the base64 of the binary form (or 0.1.0''s \x and hex), validated';
+COMMENT ON FUNCTION bloom_out(bloom) IS 'bloom text output: b64: followed by the base64 of the binary form';
+COMMENT ON FUNCTION cbf_in(cstring) IS 'text input of cbf: b64: followed by the base64 of its byte form (or 0.1.0''s \x and hex)';
+COMMENT ON FUNCTION cbf_out(cbf) IS 'text output of cbf: b64: followed by the base64 of its byte form';

@@ -29,9 +29,9 @@ CREATE TYPE bloom (
     STORAGE = extended
 );
 COMMENT ON TYPE bloom IS
-'Bloom filter (any Boost.Bloom layout, or cbf<K>): a versioned header and a bit array; text form \x + hex of the binary form';
-COMMENT ON FUNCTION bloom_in(cstring) IS 'bloom text input: \x followed by the hex of the binary form, validated';
-COMMENT ON FUNCTION bloom_out(bloom) IS 'bloom text output: \x followed by the hex of the binary form';
+'Bloom filter (any Boost.Bloom layout, or cbf<K>): a versioned header and a bit array; text form b64: + base64 of the binary form';
+COMMENT ON FUNCTION bloom_in(cstring) IS 'bloom text input: b64: followed by the base64 of the binary form (or 0.1.0''s \x and hex), validated';
+COMMENT ON FUNCTION bloom_out(bloom) IS 'bloom text output: b64: followed by the base64 of the binary form';
 COMMENT ON FUNCTION bloom_recv(internal) IS 'bloom binary input, validated';
 COMMENT ON FUNCTION bloom_send(bloom) IS 'bloom binary output: 28-byte little-endian header, then the bit array';
 COMMENT ON FUNCTION bloom_typmod_in(cstring[]) IS

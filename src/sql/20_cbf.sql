@@ -32,8 +32,8 @@ CREATE TYPE cbf (
 );
 COMMENT ON TYPE cbf IS
 'counting Bloom filter: m 4-bit counters saturating at 15 and k probes per item; membership with remove and count_of';
-COMMENT ON FUNCTION cbf_in(cstring) IS 'text input of cbf: \x followed by the hex of its byte form';
-COMMENT ON FUNCTION cbf_out(cbf) IS 'text output of cbf: \x followed by the hex of its byte form';
+COMMENT ON FUNCTION cbf_in(cstring) IS 'text input of cbf: b64: followed by the base64 of its byte form (or 0.1.0''s \x and hex)';
+COMMENT ON FUNCTION cbf_out(cbf) IS 'text output of cbf: b64: followed by the base64 of its byte form';
 COMMENT ON FUNCTION cbf_recv(internal) IS 'binary input of cbf: its byte form, validated';
 COMMENT ON FUNCTION cbf_send(cbf) IS 'binary output of cbf: its byte form';
 COMMENT ON FUNCTION cbf_typmod_in(cstring[]) IS

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "hex.hpp"
+#include "filter_text.hpp"
 #include "types/bloom_value.hpp"
 #include "types/bloom_sql_internal.hpp"
 #include "types/agg_state.hpp"
@@ -153,9 +153,9 @@ using namespace sketch_pg::bloom_sql;
 SKETCH_FUNCTION(bloom_in) {
     const char* s = PG_GETARG_CSTRING(0);
     const size_t len = strlen(s);
-    const size_t n = guarded([&] { return sketch::hex::decoded_bytes(s, len, "bloom"); });
+    const size_t n = guarded([&] { return sketch::filter_text::decoded_bytes(s, len, "bloom"); });
     auto* raw = static_cast<uint8_t*>(palloc_large(n > 0 ? n : 1));
-    guarded([&] { sketch::hex::read_text(s, len, raw, "bloom"); });
+    guarded([&] { sketch::filter_text::read_text(s, len, raw, "bloom"); });
     struct varlena* v = from_external(raw, n, sketch::Errc::invalid_text, io_typmod(fcinfo));
     pfree(raw);
     PG_RETURN_POINTER(v);
@@ -168,12 +168,8 @@ SKETCH_FUNCTION(bloom_out) {
     uint8_t header[sb::kHeaderBytes];
     sb::write_header(header, o.g, o.seed, o.item);
     const size_t n = sb::kHeaderBytes + o.g.bytes;
-    char* out = static_cast<char*>(palloc_large(sketch::hex::text_bytes(n) + 1));
-    out[0] = '\\';
-    out[1] = 'x';
-    sketch::hex::write_digits(header, sb::kHeaderBytes, out + 2);
-    sketch::hex::write_digits(bloom_bits(o.v), o.g.bytes, out + 2 + 2 * sb::kHeaderBytes);
-    out[sketch::hex::text_bytes(n)] = '\0';
+    char* out = static_cast<char*>(palloc_large(sketch::filter_text::text_bytes(n) + 1));
+    sketch::filter_text::write_text(header, sb::kHeaderBytes, bloom_bits(o.v), o.g.bytes, out);
     PG_RETURN_CSTRING(out);
 }
 
