@@ -274,3 +274,41 @@ COMMENT ON FUNCTION shared_sync(text) IS
 -- The objects of 0.1.0 get their images now (status 'ok': a damaged or
 -- missing file keeps none, and the update goes on).
 SELECT shared_sync(name) FROM shared_objects WHERE status OPERATOR(pg_catalog.=) 'ok';
+-- Type modifiers: bloom(n, fpr[, layout]) and cbf(capacity[, fpr]) fix a column's geometry (issue 26)
+CREATE FUNCTION bloom_typmod_in(cstring[]) RETURNS integer
+AS 'MODULE_PATHNAME', 'bloom_typmod_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_typmod_out(integer) RETURNS cstring
+AS 'MODULE_PATHNAME', 'bloom_typmod_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+ALTER TYPE bloom SET (TYPMOD_IN = bloom_typmod_in, TYPMOD_OUT = bloom_typmod_out);
+COMMENT ON FUNCTION bloom_typmod_in(cstring[]) IS
+'bloom(n, fpr[, layout]) type modifier: n to 3 significant digits, fpr to 1, the layout as an index';
+COMMENT ON FUNCTION bloom_typmod_out(integer) IS 'the bloom type modifier as (n,fpr[,''layout''])';
+CREATE FUNCTION bloom(bloom, integer, boolean) RETURNS bloom
+AS 'MODULE_PATHNAME', 'bloom_enforce_typmod' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom(bloom, integer, boolean) IS
+'the filter, if its geometry is the one of the type modifier (bloom(n, fpr[, layout])); an error otherwise';
+CREATE CAST (bloom AS bloom) WITH FUNCTION bloom(bloom, integer, boolean) AS IMPLICIT;
+COMMENT ON CAST (bloom AS bloom) IS 'checks a filter against the type modifier of its destination';
+
+CREATE FUNCTION cbf_typmod_in(cstring[]) RETURNS integer
+AS 'MODULE_PATHNAME', 'cbf_typmod_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cbf_typmod_out(integer) RETURNS cstring
+AS 'MODULE_PATHNAME', 'cbf_typmod_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+ALTER TYPE cbf SET (TYPMOD_IN = cbf_typmod_in, TYPMOD_OUT = cbf_typmod_out);
+COMMENT ON FUNCTION cbf_typmod_in(cstring[]) IS
+'cbf(capacity[, fpr]) type modifier: capacity to 3 significant digits, fpr (default 0.01) to 1';
+COMMENT ON FUNCTION cbf_typmod_out(integer) IS 'the cbf type modifier as (capacity,fpr)';
+CREATE FUNCTION cbf(cbf, integer, boolean) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_enforce_typmod' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf(cbf, integer, boolean) IS
+'the filter, if its counters and hashes are those of the type modifier (cbf(capacity[, fpr])); an error otherwise';
+CREATE CAST (cbf AS cbf) WITH FUNCTION cbf(cbf, integer, boolean) AS IMPLICIT;
+COMMENT ON CAST (cbf AS cbf) IS 'checks a filter against the type modifier of its destination';
+
+-- The compact text form of bloom and cbf: b64: and base64 out, base64 or 0.1.0's hex in (issue 26)
+COMMENT ON TYPE bloom IS
+'Bloom filter (any Boost.Bloom layout, or cbf<K>): a versioned header and a bit array; text form b64: + base64 of the binary form';
+COMMENT ON FUNCTION bloom_in(cstring) IS 'bloom text input: b64: followed by the base64 of the binary form (or 0.1.0''s \x and hex), validated';
+COMMENT ON FUNCTION bloom_out(bloom) IS 'bloom text output: b64: followed by the base64 of the binary form';
+COMMENT ON FUNCTION cbf_in(cstring) IS 'text input of cbf: b64: followed by the base64 of its byte form (or 0.1.0''s \x and hex)';
+COMMENT ON FUNCTION cbf_out(cbf) IS 'text output of cbf: b64: followed by the base64 of its byte form';

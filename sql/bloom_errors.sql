@@ -61,11 +61,18 @@ SELECT pg_temp.err($$SELECT bloom_union_trans(bloom_empty(10, 0.01), bloom_empty
 SELECT pg_temp.err($$SELECT 'abc'::bloom$$) AS no_prefix;
 SELECT pg_temp.err($$SELECT '\x0'::bloom$$) AS odd_digits;
 SELECT pg_temp.err($$SELECT '\xzz'::bloom$$) AS not_hex;
--- a bad digit deep in a long value (input is decoded 16 bytes at a time),
--- and the text form of a large filter read back unchanged, either case
-SELECT pg_temp.err($$SELECT overlay(bloom_empty(1000, 0.01)::text placing 'G' from 301)::bloom$$) AS not_hex_deep;
-SELECT f::text::bloom = f AS text_round_trip, ('\x' || upper(substr(f::text, 3)))::bloom = f AS upper_case_input,
-       f::text = f::bytea::text AS same_as_bytea
+SELECT pg_temp.err($$SELECT 'b64:AQA'::bloom$$) AS base64_not_in_groups;
+SELECT pg_temp.err($$SELECT 'b64:AQ=A'::bloom$$) AS base64_padding_inside;
+SELECT pg_temp.err($$SELECT 'b64:AR=='::bloom$$) AS base64_bits_past_the_end;
+SELECT pg_temp.err($$SELECT 'B64:AQAA'::bloom$$) AS base64_prefix_case;
+-- a bad digit deep in a long value, in either form (hex is decoded 16 bytes
+-- at a time, base64 checked once after its loop), and the text form of a
+-- large filter read back unchanged, as base64 and as 0.1.0's hex in either case
+SELECT pg_temp.err($$SELECT overlay(bloom_empty(1000, 0.01)::bytea::text placing 'G' from 301)::bloom$$) AS not_hex_deep;
+SELECT pg_temp.err($$SELECT overlay(bloom_empty(1000, 0.01)::text placing '*' from 301)::bloom$$) AS not_base64_deep;
+SELECT f::text::bloom = f AS text_round_trip, f::bytea::text::bloom = f AS hex_input,
+       ('\x' || upper(substr(f::bytea::text, 3)))::bloom = f AS upper_case_hex_input,
+       f::text = 'b64:' || translate(encode(f::bytea, 'base64'), E'\n', '') AS same_as_encode
 FROM (SELECT bloom_agg(i, 5000, 0.01) AS f FROM generate_series(1, 3000) i) s;
 SELECT pg_temp.err($$SELECT '\x'::bloom$$) AS empty;
 SELECT pg_temp.err($$SELECT '\x01'::bloom$$) AS short_header;

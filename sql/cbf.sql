@@ -261,8 +261,11 @@ SELECT cbf_union_agg(f) FROM (VALUES (cbf_empty(1000)), (cbf_empty(5000))) v(f);
 SELECT 'abc'::cbf;
 SELECT '\x0'::cbf;
 SELECT '\xzz'::cbf;
-SELECT overlay(cbf_empty(1000)::text placing 'G' from 301)::cbf;
-SELECT f::text::cbf = f AS text_round_trip, ('\x' || upper(substr(f::text, 3)))::cbf = f AS upper_case_input
+SELECT overlay(cbf_empty(1000)::bytea::text placing 'G' from 301)::cbf;
+SELECT overlay(cbf_empty(1000)::text placing '*' from 301)::cbf;
+SELECT f::text::cbf = f AS text_round_trip, f::bytea::text::cbf = f AS hex_input,
+       ('\x' || upper(substr(f::bytea::text, 3)))::cbf = f AS upper_case_hex_input,
+       f::text = 'b64:' || translate(encode(f::bytea, 'base64'), E'\n', '') AS same_as_encode
 FROM (SELECT cbf_agg(i, 5000) AS f FROM generate_series(1, 3000) i) s;
 SELECT '\x01'::cbf;
 SELECT ''::cbf;

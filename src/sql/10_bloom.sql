@@ -12,22 +12,40 @@ CREATE FUNCTION bloom_recv(internal) RETURNS bloom
 AS 'MODULE_PATHNAME', 'bloom_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION bloom_send(bloom) RETURNS bytea
 AS 'MODULE_PATHNAME', 'bloom_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_typmod_in(cstring[]) RETURNS integer
+AS 'MODULE_PATHNAME', 'bloom_typmod_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bloom_typmod_out(integer) RETURNS cstring
+AS 'MODULE_PATHNAME', 'bloom_typmod_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE TYPE bloom (
     INPUT = bloom_in,
     OUTPUT = bloom_out,
     RECEIVE = bloom_recv,
     SEND = bloom_send,
+    TYPMOD_IN = bloom_typmod_in,
+    TYPMOD_OUT = bloom_typmod_out,
     INTERNALLENGTH = VARIABLE,
     ALIGNMENT = double,
     STORAGE = extended
 );
 COMMENT ON TYPE bloom IS
-'Bloom filter (any Boost.Bloom layout, or cbf<K>): a versioned header and a bit array; text form \x + hex of the binary form';
-COMMENT ON FUNCTION bloom_in(cstring) IS 'bloom text input: \x followed by the hex of the binary form, validated';
-COMMENT ON FUNCTION bloom_out(bloom) IS 'bloom text output: \x followed by the hex of the binary form';
+'Bloom filter (any Boost.Bloom layout, or cbf<K>): a versioned header and a bit array; text form b64: + base64 of the binary form';
+COMMENT ON FUNCTION bloom_in(cstring) IS 'bloom text input: b64: followed by the base64 of the binary form (or 0.1.0''s \x and hex), validated';
+COMMENT ON FUNCTION bloom_out(bloom) IS 'bloom text output: b64: followed by the base64 of the binary form';
 COMMENT ON FUNCTION bloom_recv(internal) IS 'bloom binary input, validated';
 COMMENT ON FUNCTION bloom_send(bloom) IS 'bloom binary output: 28-byte little-endian header, then the bit array';
+COMMENT ON FUNCTION bloom_typmod_in(cstring[]) IS
+'bloom(n, fpr[, layout]) type modifier: n to 3 significant digits, fpr to 1, the layout as an index';
+COMMENT ON FUNCTION bloom_typmod_out(integer) IS 'the bloom type modifier as (n,fpr[,''layout''])';
+
+-- The length-coercion cast: a modified column or cast holds only filters of
+-- the geometry its modifier gives.
+CREATE FUNCTION bloom(bloom, integer, boolean) RETURNS bloom
+AS 'MODULE_PATHNAME', 'bloom_enforce_typmod' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION bloom(bloom, integer, boolean) IS
+'the filter, if its geometry is the one of the type modifier (bloom(n, fpr[, layout])); an error otherwise';
+CREATE CAST (bloom AS bloom) WITH FUNCTION bloom(bloom, integer, boolean) AS IMPLICIT;
+COMMENT ON CAST (bloom AS bloom) IS 'checks a filter against the type modifier of its destination';
 
 CREATE FUNCTION bloom_to_bytea(bloom) RETURNS bytea
 AS 'MODULE_PATHNAME', 'bloom_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -11,6 +11,10 @@ CREATE FUNCTION cbf_recv(internal) RETURNS cbf
 AS 'MODULE_PATHNAME', 'cbf_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION cbf_send(cbf) RETURNS bytea
 AS 'MODULE_PATHNAME', 'cbf_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cbf_typmod_in(cstring[]) RETURNS integer
+AS 'MODULE_PATHNAME', 'cbf_typmod_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cbf_typmod_out(integer) RETURNS cstring
+AS 'MODULE_PATHNAME', 'cbf_typmod_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- Stored out of line uncompressed by default: a filled filter compresses to
 -- about half, and decompressing it makes each query that reads it (each
@@ -21,15 +25,29 @@ CREATE TYPE cbf (
     OUTPUT = cbf_out,
     RECEIVE = cbf_recv,
     SEND = cbf_send,
+    TYPMOD_IN = cbf_typmod_in,
+    TYPMOD_OUT = cbf_typmod_out,
     INTERNALLENGTH = VARIABLE,
     STORAGE = external
 );
 COMMENT ON TYPE cbf IS
 'counting Bloom filter: m 4-bit counters saturating at 15 and k probes per item; membership with remove and count_of';
-COMMENT ON FUNCTION cbf_in(cstring) IS 'text input of cbf: \x followed by the hex of its byte form';
-COMMENT ON FUNCTION cbf_out(cbf) IS 'text output of cbf: \x followed by the hex of its byte form';
+COMMENT ON FUNCTION cbf_in(cstring) IS 'text input of cbf: b64: followed by the base64 of its byte form (or 0.1.0''s \x and hex)';
+COMMENT ON FUNCTION cbf_out(cbf) IS 'text output of cbf: b64: followed by the base64 of its byte form';
 COMMENT ON FUNCTION cbf_recv(internal) IS 'binary input of cbf: its byte form, validated';
 COMMENT ON FUNCTION cbf_send(cbf) IS 'binary output of cbf: its byte form';
+COMMENT ON FUNCTION cbf_typmod_in(cstring[]) IS
+'cbf(capacity[, fpr]) type modifier: capacity to 3 significant digits, fpr (default 0.01) to 1';
+COMMENT ON FUNCTION cbf_typmod_out(integer) IS 'the cbf type modifier as (capacity,fpr)';
+
+-- The length-coercion cast: a modified column or cast holds only filters of
+-- the counters and hashes its modifier gives.
+CREATE FUNCTION cbf(cbf, integer, boolean) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_enforce_typmod' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf(cbf, integer, boolean) IS
+'the filter, if its counters and hashes are those of the type modifier (cbf(capacity[, fpr])); an error otherwise';
+CREATE CAST (cbf AS cbf) WITH FUNCTION cbf(cbf, integer, boolean) AS IMPLICIT;
+COMMENT ON CAST (cbf AS cbf) IS 'checks a filter against the type modifier of its destination';
 
 CREATE FUNCTION cbf(bytea) RETURNS cbf
 AS 'MODULE_PATHNAME', 'cbf_from_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -1,5 +1,5 @@
-// The text form of a bloom value ("\x" and hex digits), as bloom_in reads it:
-// the hex decoder, then the binary form.
+// The text form of a bloom value (base64, or 0.1.0's hex), as bloom_in reads it:
+// the text decoder, then the binary form.
 #include "bloom/bloom_format.hpp"
 #include "fuzz_support.hpp"
 

@@ -1,5 +1,5 @@
-// The text form of a cbf value ("\x" and hex digits), as cbf_in reads it: the
-// hex decoder, then the binary form.
+// The text form of a cbf value (base64, or 0.1.0's hex), as cbf_in reads it: the
+// text decoder, then the binary form.
 #include "cbf/cbf_format.hpp"
 #include "fuzz_support.hpp"
 

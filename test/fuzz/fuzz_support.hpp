@@ -15,6 +15,7 @@
 #include "bloom/bloom.hpp"
 #include "cbf/cbf.hpp"
 #include "hash.hpp"
+#include "filter_text.hpp"
 #include "hex.hpp"
 
 namespace fuzz {
@@ -33,21 +34,34 @@ inline std::vector<sketch::Hash128> hashes_of(const uint8_t* data, size_t size, 
     return out;
 }
 
-// The bytes of a filter's text form ("\x" and hex digits), as the type's
-// input function decodes them; throws sketch::Error naming `type`.
+// The bytes of a filter's text form (either: "b64:" and base64, or 0.1.0's
+// "\x" and hex digits), as the type's input function decodes them; throws
+// sketch::Error naming `type`.
 inline std::vector<uint8_t> decode_text(const uint8_t* data, size_t size, const char* type) {
     const char* text = reinterpret_cast<const char*>(data);
-    std::vector<uint8_t> bytes(sketch::hex::decoded_bytes(text, size, type));
-    sketch::hex::read_text(text, size, bytes.data(), type);
+    std::vector<uint8_t> bytes(sketch::filter_text::decoded_bytes(text, size, type));
+    sketch::filter_text::read_text(text, size, bytes.data(), type);
     return bytes;
 }
 
-// A value decoded from text prints back as that text, lowercased.
+// A value decoded from text prints (in base64) as text that reads back to
+// it: exactly its input if that was base64 (one text per value), and its
+// hex form is its input lowercased if that was hex.
 inline void require_prints_as(const std::vector<uint8_t>& bytes, const uint8_t* text, size_t size) {
-    std::vector<char> out(sketch::hex::text_bytes(bytes.size()) + 1);
-    sketch::hex::write_text(bytes.data(), bytes.size(), out.data());
-    require(out.size() == size + 1, "text and bytes agree in length");
-    for (size_t i = 0; i < size; ++i) require(out[i] == std::tolower(text[i]), "a decoded value prints as its input");
+    namespace ft = sketch::filter_text;
+    std::vector<char> out(ft::text_bytes(bytes.size()) + 1);
+    ft::write_text(bytes.data(), bytes.size(), nullptr, 0, out.data());
+    require(out.back() == '\0', "the text form ends with its NUL");
+    require(decode_text(reinterpret_cast<const uint8_t*>(out.data()), out.size() - 1, "any") == bytes,
+            "a decoded value prints as text that reads back to it");
+    if (size >= ft::kPrefixBytes && std::memcmp(text, ft::kPrefix, ft::kPrefixBytes) == 0) {
+        require(out.size() == size + 1 && std::memcmp(out.data(), text, size) == 0, "a base64 value prints as its input");
+        return;
+    }
+    std::vector<char> hex(sketch::hex::text_bytes(bytes.size()) + 1);
+    sketch::hex::write_text(bytes.data(), bytes.size(), hex.data());
+    require(hex.size() == size + 1, "hex text and bytes agree in length");
+    for (size_t i = 0; i < size; ++i) require(hex[i] == std::tolower(text[i]), "a hex value prints as its input");
 }
 
 // Every kernel path over a copy of a decoded bit array, in an allocation of

@@ -15,6 +15,7 @@
 #include "bloom/bloom_format.hpp"
 #include "cbf/cbf.hpp"
 #include "cbf/cbf_format.hpp"
+#include "filter_text.hpp"
 #include "hex.hpp"
 #include "shared/shared_file.hpp"
 #include "reservoir/shared_reservoir.hpp"
@@ -40,10 +41,24 @@ void seed(const char* target, std::string name, const Bytes& bytes) {
     out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
 }
 
-Bytes text_of(const Bytes& bytes) {
+// 0.1.0's text form of a value ("\x" and hex), which input still reads.
+Bytes hex_text_of(const Bytes& bytes) {
     std::vector<char> text(sketch::hex::text_bytes(bytes.size()) + 1);
     sketch::hex::write_text(bytes.data(), bytes.size(), text.data());
     return Bytes(text.begin(), text.end() - 1);
+}
+
+// The text form values print in ("b64:" and base64).
+Bytes text_of(const Bytes& bytes) {
+    std::vector<char> text(sketch::filter_text::text_bytes(bytes.size()) + 1);
+    sketch::filter_text::write_text(bytes.data(), bytes.size(), nullptr, 0, text.data());
+    return Bytes(text.begin(), text.end() - 1);
+}
+
+// A filter's value as a seed of its text target, in both forms.
+void seed_texts(const char* target, const std::string& name, const Bytes& value) {
+    seed(target, name, text_of(value));
+    seed(target, name + "_hex", hex_text_of(value));
 }
 
 template <typename T>
@@ -71,11 +86,11 @@ void bloom_values() {
         sb::write_header(value.data(), g, 42);
         std::memcpy(value.data() + sb::kHeaderBytes, f.bits(), g.bytes);
         seed("bloom_binary", spec, value);
-        seed("bloom_text", spec, text_of(value));
+        seed_texts("bloom_text", spec, value);
         // version 2: the same filter, recording that its items are integers
         sb::write_header(value.data(), g, 42, kIntegers);
         seed("bloom_binary", std::string(spec) + "_v2", value);
-        seed("bloom_text", std::string(spec) + "_v2", text_of(value));
+        seed_texts("bloom_text", std::string(spec) + "_v2", value);
     }
 }
 
@@ -88,10 +103,10 @@ void cbf_values() {
         for (int i = 0; i < capacity; ++i) cbf::add(g, value.data() + cbf::kHeaderBytes, sketch::hash_int(i, g.seed));
         const std::string name = "m" + std::to_string(g.m) + "_k" + std::to_string(g.k);
         seed("cbf_binary", name, value);
-        seed("cbf_text", name, text_of(value));
+        seed_texts("cbf_text", name, value);
         cbf::write_header(value.data(), g, kIntegers);  // version 2: items recorded as integers
         seed("cbf_binary", name + "_v2", value);
-        seed("cbf_text", name + "_v2", text_of(value));
+        seed_texts("cbf_text", name + "_v2", value);
     }
 }
 
@@ -113,6 +128,11 @@ void sizings() {
             input.insert(input.end(), spec, spec + std::strlen(spec));
             seed("bloom_sizing", std::to_string(n) + "_" + spec, input);
         }
+}
+
+void base64_texts() {
+    for (const char* text : {"AA==", "AAE=", "AAEC", "3q2+7w==", "/+/+/w==", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBka"})
+        seed("base64", text, Bytes(text, text + std::strlen(text)));
 }
 
 void hex_texts() {
@@ -202,6 +222,7 @@ int main(int argc, char** argv) {
     layouts();
     sizings();
     hex_texts();
+    base64_texts();
     file_headers();
     reservoirs();
     return 0;

@@ -30,6 +30,9 @@ CREATE EXTENSION sketchshare;
 CREATE TABLE filters (name text PRIMARY KEY, b bloom, c cbf, r reservoir);
 SET sketchshare.seed = 'filter_dump';
 INSERT INTO filters $BUILD;
+-- columns of one geometry: pg_dump writes their type modifiers, the restore checks each value
+CREATE TABLE fixed (b bloom(5000, 0.001, 'block<uint64,5>'), c cbf(5000, 0.001));
+INSERT INTO fixed SELECT b, c FROM filters WHERE name = 'text_layout';
 SQL
 
 QUERY="SELECT name, md5(b::text), md5(c::text), md5(r::text) FROM filters ORDER BY name"
@@ -43,6 +46,10 @@ restored_equal() {
         FROM filters f JOIN ($BUILD) n(name, b, c, r) USING (name)"
     PGDATABASE=$1 check "$1: members found" "
         SELECT bool_and(b @> 499 AND c @> 499 AND cbf_count_of(c, 499) = 1) FROM filters WHERE name IN ('small', 'large')"
+    PGDATABASE=$1 check "$1: the columns of one geometry and their value" "
+        SELECT (SELECT string_agg(format_type(atttypid, atttypmod), ' ' ORDER BY attnum) FROM pg_attribute
+                WHERE attrelid = 'fixed'::regclass AND attnum > 0) = 'bloom(5000,0.001,''block<uint64,5>'') cbf(5000,0.001)'
+           AND (SELECT count(*) FROM fixed f, filters g WHERE g.name = 'text_layout' AND f.b = g.b AND f.c = g.c) = 1"
 }
 
 "${PSQL[@]}" -d postgres -c "CREATE DATABASE $DST"

@@ -1,5 +1,5 @@
 // The binary form of a bloom value, shared by the varlena, send/recv, bytea
-// casts and text I/O (as hex). All fields little endian:
+// casts and text I/O (in base64, filter_text.hpp). All fields little endian:
 //
 //   offset size field
 //        0    1 format version: 1 without an item class, 2 with one

@@ -1,6 +1,6 @@
 // The byte form of a counting Bloom filter value: the payload of the SQL type
 // `cbf`, its binary send/recv form, its bytea cast, and its text form
-// (the bytes in hex, src/core/hex.hpp).
+// (the bytes in base64, src/core/filter_text.hpp).
 // Fixed-width little-endian fields, then the packed counters:
 //   0  u8  format version: 1 without an item class, 2 with one
 //   1  u8  k, hashes per item (1..32)

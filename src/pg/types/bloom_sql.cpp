@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "hex.hpp"
+#include "filter_text.hpp"
 #include "types/bloom_value.hpp"
 #include "types/bloom_sql_internal.hpp"
 #include "types/agg_state.hpp"
@@ -15,6 +15,7 @@
 #include "memory/huge_pages.hpp"
 #include "prefetch/prefetch.hpp"
 #include "types/fetched_filters.hpp"
+#include "types/type_modifiers.hpp"
 #include "item_hash.hpp"
 #include "item_types.hpp"
 #include "array_items.hpp"
@@ -133,9 +134,11 @@ static void write_external(const Opened& o, uint8_t* out) {
     std::memcpy(out + sb::kHeaderBytes, bloom_bits(o.v), o.g.bytes);
 }
 
-// External form -> value; what fails validation is reported as `code`.
-static struct varlena* from_external(const uint8_t* data, size_t len, sketch::Errc code) {
+// External form -> value; what fails validation is reported as `code`, a
+// geometry other than the type modifier's (-1: none) as check_bloom_modifier does.
+static struct varlena* from_external(const uint8_t* data, size_t len, sketch::Errc code, int32 typmod) {
     sb::Header h = guarded([&] { return sb::read_external(data, len, code); });
+    check_bloom_modifier(h.geometry, typmod);
     struct varlena* v = bloom_value_new(h.geometry, h.seed, h.item);
     std::memcpy(bloom_bits(v), data + sb::kHeaderBytes, h.geometry.bytes);
     return v;
@@ -150,10 +153,10 @@ using namespace sketch_pg::bloom_sql;
 SKETCH_FUNCTION(bloom_in) {
     const char* s = PG_GETARG_CSTRING(0);
     const size_t len = strlen(s);
-    const size_t n = guarded([&] { return sketch::hex::decoded_bytes(s, len, "bloom"); });
+    const size_t n = guarded([&] { return sketch::filter_text::decoded_bytes(s, len, "bloom"); });
     auto* raw = static_cast<uint8_t*>(palloc_large(n > 0 ? n : 1));
-    guarded([&] { sketch::hex::read_text(s, len, raw, "bloom"); });
-    struct varlena* v = from_external(raw, n, sketch::Errc::invalid_text);
+    guarded([&] { sketch::filter_text::read_text(s, len, raw, "bloom"); });
+    struct varlena* v = from_external(raw, n, sketch::Errc::invalid_text, io_typmod(fcinfo));
     pfree(raw);
     PG_RETURN_POINTER(v);
 }
@@ -165,19 +168,16 @@ SKETCH_FUNCTION(bloom_out) {
     uint8_t header[sb::kHeaderBytes];
     sb::write_header(header, o.g, o.seed, o.item);
     const size_t n = sb::kHeaderBytes + o.g.bytes;
-    char* out = static_cast<char*>(palloc_large(sketch::hex::text_bytes(n) + 1));
-    out[0] = '\\';
-    out[1] = 'x';
-    sketch::hex::write_digits(header, sb::kHeaderBytes, out + 2);
-    sketch::hex::write_digits(bloom_bits(o.v), o.g.bytes, out + 2 + 2 * sb::kHeaderBytes);
-    out[sketch::hex::text_bytes(n)] = '\0';
+    char* out = static_cast<char*>(palloc_large(sketch::filter_text::text_bytes(n) + 1));
+    sketch::filter_text::write_text(header, sb::kHeaderBytes, bloom_bits(o.v), o.g.bytes, out);
     PG_RETURN_CSTRING(out);
 }
 
 SKETCH_FUNCTION(bloom_recv) {
     StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
     const size_t n = size_t(buf->len - buf->cursor);
-    struct varlena* v = from_external(reinterpret_cast<const uint8_t*>(buf->data + buf->cursor), n, sketch::Errc::invalid_binary);
+    struct varlena* v = from_external(reinterpret_cast<const uint8_t*>(buf->data + buf->cursor), n, sketch::Errc::invalid_binary,
+                                      io_typmod(fcinfo));
     buf->cursor = buf->len;
     PG_RETURN_POINTER(v);
 }
@@ -193,7 +193,7 @@ SKETCH_FUNCTION(bloom_send) {
 
 SKETCH_FUNCTION(bloom_from_bytea) {
     bytea* b = PG_GETARG_BYTEA_PP(0);
-    PG_RETURN_POINTER(from_external(reinterpret_cast<const uint8_t*>(VARDATA_ANY(b)), VARSIZE_ANY_EXHDR(b), sketch::Errc::invalid_binary));
+    PG_RETURN_POINTER(from_external(reinterpret_cast<const uint8_t*>(VARDATA_ANY(b)), VARSIZE_ANY_EXHDR(b), sketch::Errc::invalid_binary, -1));
 }
 
 // ---- constructors and sizing ----

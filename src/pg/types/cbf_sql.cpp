@@ -1,6 +1,6 @@
 // The SQL type `cbf`: a counting Bloom filter as a value. Its payload is the
 // byte form of src/core/cbf_format.hpp, so send/recv and the bytea casts copy
-// bytes and the text form is those bytes in hex. The aggregates are
+// bytes and the text form is those bytes in base64. The aggregates are
 // cbf_agg_sql.cpp's.
 #include <cmath>
 #include <cstdio>
@@ -8,7 +8,7 @@
 #include "cbf/cbf.hpp"
 #include "cbf/cbf_format.hpp"
 #include "cbf/cbf_regions.hpp"
-#include "hex.hpp"
+#include "filter_text.hpp"
 #include "types/bloom_value.hpp"
 #include "types/cbf_sql_internal.hpp"
 #include "types/agg_state.hpp"
@@ -18,6 +18,7 @@
 #include "memory/reusable_memory.hpp"
 #include "prefetch/prefetch.hpp"
 #include "types/fetched_filters.hpp"
+#include "types/type_modifiers.hpp"
 #include "item_hash.hpp"
 #include "item_types.hpp"
 #include "array_items.hpp"
@@ -156,11 +157,11 @@ bool sketch_pg::cbf_value_target(Datum filter, const ItemHasher* hasher, Fetched
 SKETCH_FUNCTION(cbf_in) {
     const char* text = PG_GETARG_CSTRING(0);
     const size_t text_len = strlen(text);
-    const size_t len = sketch_pg::guarded([&] { return sketch::hex::decoded_bytes(text, text_len, "cbf"); });
+    const size_t len = sketch_pg::guarded([&] { return sketch::filter_text::decoded_bytes(text, text_len, "cbf"); });
     auto* v = static_cast<varlena*>(sketch_pg::palloc_large(VARHDRSZ + len));
     SET_VARSIZE(v, VARHDRSZ + len);
-    sketch_pg::guarded([&] { sketch::hex::read_text(text, text_len, payload(v), "cbf"); });
-    view_of(v, sketch::Errc::invalid_text);
+    sketch_pg::guarded([&] { sketch::filter_text::read_text(text, text_len, payload(v), "cbf"); });
+    sketch_pg::check_cbf_modifier(view_of(v, sketch::Errc::invalid_text).g, sketch_pg::io_typmod(fcinfo));
     PG_RETURN_POINTER(v);
 }
 
@@ -168,8 +169,8 @@ SKETCH_FUNCTION(cbf_out) {
     varlena* v = sketch_pg::detoast_large(PG_GETARG_DATUM(0));
     const cbf::View view = view_of(v);
     const size_t len = cbf::value_bytes(view.g);
-    char* out = static_cast<char*>(sketch_pg::palloc_large(sketch::hex::text_bytes(len) + 1));
-    sketch::hex::write_text(payload(v), len, out);
+    char* out = static_cast<char*>(sketch_pg::palloc_large(sketch::filter_text::text_bytes(len) + 1));
+    sketch::filter_text::write_text(payload(v), len, nullptr, 0, out);
     PG_RETURN_CSTRING(out);
 }
 
@@ -179,7 +180,7 @@ SKETCH_FUNCTION(cbf_recv) {
     auto* v = static_cast<varlena*>(sketch_pg::palloc_large(VARHDRSZ + len));
     SET_VARSIZE(v, VARHDRSZ + len);
     pq_copymsgbytes(buf, reinterpret_cast<char*>(payload(v)), len);
-    view_of(v, sketch::Errc::invalid_binary);
+    sketch_pg::check_cbf_modifier(view_of(v, sketch::Errc::invalid_binary).g, sketch_pg::io_typmod(fcinfo));
     PG_RETURN_POINTER(v);
 }
 
