@@ -116,23 +116,43 @@ run_regress() {
 
 # A script test that hangs (a wait that stopped being cancellable, say)
 # fails after 10 minutes instead of holding up the run; a test that builds
-# (the Debian package compiles the whole tree) names its own limit in a line
-# "# time limit: SECONDS". The citus_* tests start a Citus cluster of their
-# own, and run only where Citus can be had.
+# names its own limit in a line "# time limit: SECONDS".
+run_script_test() {  # run_script_test PATH
+    local t=$1 limit start
+    echo "== script test $(basename "$t")"
+    limit=$(sed -n 's/^# time limit: \([0-9]*\)$/\1/p' "$t")
+    start=$SECONDS
+    if timeout --kill-after=10 "${limit:-600}" bash "$t" >"$OUT/$(basename "$t").log" 2>&1; then
+        echo "ok ($((SECONDS - start)) s)"; tally 1 0
+    else
+        tail -40 "$OUT/$(basename "$t").log"; echo "FAILED ($((SECONDS - start)) s)"; tally 0 1
+    fi
+}
+
+# The citus_* tests start a Citus cluster of their own, and run only where
+# Citus can be had. The Debian package compiles the whole tree: it is built
+# niced, with one job, while the other tests run, and debian_package.sh, run
+# last, checks what was built.
 run_script_tests() {
-    local t limit citus_missing
+    local t citus_missing deb_dir deb_pid
     citus_missing=$(citus_available) || echo "== Citus tests skipped: $citus_missing"
+    deb_dir="$OUT/debian-build"
+    mkdir -p "$deb_dir"
+    chmod 755 "$deb_dir"
+    (DEB_JOBS=1 nice -n 19 bash -c "source '$SKETCH_ROOT/test/scripts/lib/debian_build.sh'; debian_build '$deb_dir'"
+     echo $? >"$deb_dir/status") &
+    deb_pid=$!
     for t in "$SKETCH_ROOT"/test/scripts/*.sh; do
         [ -e "$t" ] || continue
-        case $(basename "$t") in citus_*) [ -z "$citus_missing" ] || continue ;; esac
-        echo "== script test $(basename "$t")"
-        limit=$(sed -n 's/^# time limit: \([0-9]*\)$/\1/p' "$t")
-        if timeout --kill-after=10 "${limit:-600}" bash "$t" >"$OUT/$(basename "$t").log" 2>&1; then
-            echo "ok"; tally 1 0
-        else
-            tail -40 "$OUT/$(basename "$t").log"; echo "FAILED"; tally 0 1
-        fi
+        case $(basename "$t") in
+            citus_*) [ -z "$citus_missing" ] || continue ;;
+            debian_package.sh) continue ;;
+        esac
+        run_script_test "$t"
     done
+    echo "== waiting for the Debian package build"
+    wait "$deb_pid"
+    SKETCH_DEB_BUILT=$deb_dir run_script_test "$SKETCH_ROOT/test/scripts/debian_package.sh"
 }
 
 install_dependencies
