@@ -16,7 +16,7 @@ source "$SKETCH_ROOT/test/scripts/lib/common.sh"
 r1=sketchshare_dump_r1 r2=sketchshare_dump_r2 r3=sketchshare_dump_r3
 start_test sketchshare_dump "DROP DATABASE IF EXISTS $r1" "DROP DATABASE IF EXISTS $r2" \
     "DROP DATABASE IF EXISTS $r3" "DROP ROLE IF EXISTS dump_owner"
-bin=$(dirname "$(command -v psql)")
+bin=$(server_bin)
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS dump_owner" -c "CREATE ROLE dump_owner LOGIN"
 
 # Objects of each kind, one owned by a role that is no superuser, with grants.

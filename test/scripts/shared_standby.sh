@@ -9,9 +9,7 @@ set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
 start_test sketchshare_standby
-data=$(q "SHOW data_directory")
-# the primary's own binaries (they load the library installed beside them)
-bin=$(dirname "$(as_owner readlink -f "/proc/$(as_owner head -1 "$data/postmaster.pid")/exe")")
+bin=$(server_bin)
 
 q "SELECT shared_cbf_create('seen', 100000), shared_bloom_create('urls', 100000, 0.001)" >/dev/null
 q "SELECT shared_cbf_add_many('seen', array_agg(g)), shared_bloom_add_many('urls', array_agg(g))

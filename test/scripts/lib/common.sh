@@ -153,6 +153,14 @@ last_batch() {
 # start_test), so that what it writes in the data directory is the server's.
 as_owner() { if [ "$(id -u)" -eq 0 ]; then runuser -u "$SERVER_OWNER" -- "$@"; else "$@"; fi; }
 
+# The folder of the running server's own binaries (they load the library
+# installed beside them; psql on PATH may be Debian's wrapper).
+server_bin() {
+    local data
+    data=$(q "SHOW data_directory")
+    dirname "$(as_owner readlink -f "/proc/$(as_owner head -1 "$data/postmaster.pid")/exe")"
+}
+
 # await_file FILE: wait up to 10 s for FILE to exist (a background session's signal).
 await_file() {
     for _ in $(seq 1 100); do [ -e "$1" ] && return 0; sleep 0.1; done
