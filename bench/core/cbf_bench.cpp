@@ -2,8 +2,7 @@
 // contains one at a time versus add_many (what cbf_agg does with its batches),
 // with 4 KiB pages and with transparent huge pages, for a layout
 // (cbf_layout.hpp: classic, the default, or block).
-//   make src/core/libsketchcore.a && g++ -O2 -std=c++17 -Isrc/core bench/core/cbf_bench.cpp \
-//       src/core/libsketchcore.a -o /tmp/cbf_bench && /tmp/cbf_bench [items] [layout]
+//   make bench/core/cbf_bench && bench/core/cbf_bench [items] [layout]
 #include <sys/mman.h>
 
 #include <algorithm>
