@@ -79,6 +79,10 @@ SELECT cbf_empty(1000, 0.01, NULL) IS NULL AS strict_null;
 SELECT cbf_agg(i, 1000, 0.01, NULL) FROM generate_series(1, 3) i;
 SELECT cbf_agg(i, 1000, 0.01, 'fast') FROM generate_series(1, 3) i;
 SELECT cbf_agg(i, 1000, 0.01, CASE WHEN i < 2 THEN 'block' ELSE 'classic' END) FROM generate_series(1, 3) i;
+-- a layout computed per row: the same text is one layout, another text another
+SELECT cbf_agg(i, 1000, 0.01, 'block<' || 6 + i % 1 || '>') = cbf_agg(i, 1000, 0.01, 'block<6>') AS computed_same
+FROM generate_series(1, 3) i;
+SELECT cbf_agg(i, 1000, 0.01, 'block<' || 5 + i || '>') FROM generate_series(1, 3) i;
 SELECT cbf_empty(10000000000, 0.0001, 'block');
 SELECT cbf_fpr_for(-1, 1024, 'block');
 SELECT cbf_fpr_for(10, 0, 'block');

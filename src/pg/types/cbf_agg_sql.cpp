@@ -147,13 +147,17 @@ cbf::View flat_state_view(CallCache* cache, varlena* state) {
     pg_unreachable();
 }
 
-// The row's layout argument names the state's layout: parsed once per
-// distinct datum (a constant's is the same every row).
+// The row's layout argument names the state's layout: parsed again only when
+// its text differs from the last row's (a constant's never does).
 inline bool same_layout(FunctionCallInfo fcinfo, CallCache* cache, const cbf::Geometry& g) {
     if (PG_NARGS() < 5) return true;  // no layout argument: the state was made without one
-    if (unlikely(PG_ARGISNULL(4) || PG_GETARG_DATUM(4) != cache->layout_datum)) {
+    const text* arg = PG_ARGISNULL(4) ? nullptr : PG_GETARG_TEXT_PP(4);
+    const size_t len = arg != nullptr ? VARSIZE_ANY_EXHDR(arg) : 0;
+    if (unlikely(arg == nullptr || len != cache->layout_len || memcmp(VARDATA_ANY(arg), cache->layout_text, len) != 0)) {
         cache->layout = layout_arg(fcinfo, 4);
-        cache->layout_datum = PG_GETARG_DATUM(4);
+        const bool keep = len < sizeof cache->layout_text;  // a longer text is parsed every row
+        cache->layout_len = keep ? len : SIZE_MAX;
+        if (keep) memcpy(cache->layout_text, VARDATA_ANY(arg), len);
     }
     const cbf::Layout& l = cache->layout;
     return (l.kind == cbf::LayoutKind::block) == g.blocked() && (l.k == 0 || l.k == g.k);

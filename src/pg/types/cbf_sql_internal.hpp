@@ -49,10 +49,11 @@ struct CallCache {
     uint32 state_size;
     uint8_t state_header[cbf::kHeaderBytes];
     cbf::View state_view;
-    // cbf_agg's layout argument as parsed last, and the datum it came from
-    // (a constant's stays the same for every row).
-    Datum layout_datum;
+    // cbf_agg's layout argument as parsed last, and its text (layout_len
+    // SIZE_MAX: too long to keep).
     cbf::Layout layout;
+    size_t layout_len;
+    char layout_text[32];
 };
 
 // The layout text argument, parsed (22023 when it is bad).
