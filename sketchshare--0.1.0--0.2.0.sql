@@ -312,3 +312,57 @@ COMMENT ON FUNCTION bloom_in(cstring) IS 'bloom text input: b64: followed by the
 COMMENT ON FUNCTION bloom_out(bloom) IS 'bloom text output: b64: followed by the base64 of the binary form';
 COMMENT ON FUNCTION cbf_in(cstring) IS 'text input of cbf: b64: followed by the base64 of its byte form (or 0.1.0''s \x and hex)';
 COMMENT ON FUNCTION cbf_out(cbf) IS 'text output of cbf: b64: followed by the base64 of its byte form';
+-- Blocked counting filter layouts (issue 27, part 1): cbf_empty and cbf_agg take a layout,
+-- cbf_capacity_for and cbf_fpr_for size them, cbf_stats shows it
+CREATE FUNCTION cbf_empty(capacity bigint, fpr float8, layout text) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_empty(bigint, float8, text) IS
+'an empty counting Bloom filter of a layout (classic, classic<K>, block, block<K>: all K counters of an item in one 64-byte line) sized for capacity items at false-positive rate fpr';
+
+CREATE FUNCTION cbf_capacity_for(n bigint, fpr float8, layout text DEFAULT 'classic') RETURNS bigint
+AS 'MODULE_PATHNAME', 'cbf_capacity_for' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_capacity_for(bigint, float8, text) IS
+'the counters (m) cbf_empty(n, fpr, layout) allocates: half as many bytes';
+CREATE FUNCTION cbf_fpr_for(n bigint, counters bigint, layout text) RETURNS float8
+AS 'MODULE_PATHNAME', 'cbf_fpr_for' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_fpr_for(bigint, bigint, text) IS
+'the false-positive rate the formulas predict after n distinct items in a filter of that many counters and layout (without K: the best K)';
+
+CREATE FUNCTION cbf_agg_trans(state cbf, item anycompatible, capacity bigint, fpr float8, layout text) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_agg_trans(cbf, anycompatible, bigint, float8, text) IS 'transition function of cbf_agg';
+CREATE AGGREGATE cbf_agg(item anycompatible, capacity bigint, fpr float8, layout text) (
+    SFUNC = cbf_agg_trans, STYPE = cbf, FINALFUNC = cbf_agg_final,
+    COMBINEFUNC = cbf_agg_combine, SSPACE = 12336, PARALLEL = SAFE);
+COMMENT ON AGGREGATE cbf_agg(anycompatible, bigint, float8, text) IS
+'counting Bloom filter of the items in a layout (classic, block, ...) sized for capacity and fpr; NULL items are skipped';
+
+-- the overloads per item type (src/sql/35_typed_aggregates.sql) of the new cbf_agg
+DO $typed_layout$
+DECLARE
+    t text;
+    args text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['smallint', 'integer', 'bigint', 'numeric', 'real', 'double precision',
+        'boolean', 'text', 'character varying', 'character', 'name', '"char"', 'bytea', 'uuid', 'date',
+        'timestamp without time zone', 'timestamp with time zone'] LOOP
+        args := format('item %s, capacity bigint, fpr float8, layout text', t);
+        EXECUTE format('CREATE OR REPLACE FUNCTION cbf_agg_trans(state cbf, %s) RETURNS cbf AS %L, %L LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE',
+                       args, 'MODULE_PATHNAME', 'cbf_agg_trans');
+        EXECUTE format('COMMENT ON FUNCTION cbf_agg_trans(state cbf, %s) IS %L', args,
+                       format('transition function of cbf_agg for %s items', t));
+        EXECUTE format('CREATE AGGREGATE cbf_agg(%s) (SFUNC = cbf_agg_trans, STYPE = cbf, FINALFUNC = cbf_agg_final, COMBINEFUNC = cbf_agg_combine, SSPACE = 12336, PARALLEL = SAFE)',
+                       args);
+        EXECUTE format('COMMENT ON AGGREGATE cbf_agg(%s) IS %L', args,
+                       'counting Bloom filter of the items in a layout (classic, block, ...) sized for capacity and fpr; NULL items are skipped'
+                       || format(' (the overload for %s items)', t));
+    END LOOP;
+END
+$typed_layout$;
+
+COMMENT ON FUNCTION cbf_stats(cbf) IS
+'layout, capacity, fp_rate, counters (m), hashes (k), counters_set, count, fill_ratio, estimated_fpr, saturated (counters at 15) and bytes of a filter';
+COMMENT ON FUNCTION cbf_merge(cbf, cbf) IS
+'counter-wise saturating sum of two filters of the same geometry (layout, m and k); keeps the capacity and fpr of a';
+COMMENT ON FUNCTION cbf_to_bloom(cbf) IS
+'projection onto a bloom with the same m and k (a bit set where a counter is nonzero; layout cbf<k> for classic<k>, block<uint64[2],k> for block<k>): a quarter of the size, and bloom_contains answers as cbf_contains did';

@@ -278,7 +278,7 @@ SELECT (cbf_empty(10, 0.5)::bytea || '\x00'::bytea)::cbf;
 SELECT substr(cbf_empty(10, 0.5)::bytea, 1, 60)::cbf;
 SELECT overlay(cbf_empty(10, 0.5)::bytea PLACING '\x01' FROM 4 FOR 1)::cbf;
 SELECT overlay(cbf_empty(10, 0.5)::bytea PLACING '\x05' FROM 5 FOR 1)::cbf;
-SELECT overlay(cbf_empty(10, 0.5)::bytea PLACING '\x02' FROM 3 FOR 1)::cbf;
+SELECT overlay(cbf_empty(10, 0.5)::bytea PLACING '\x03' FROM 3 FOR 1)::cbf;
 SELECT ('\x' || repeat('00', 76))::cbf;
 SELECT overlay(cbf_empty(10, 0.5)::bytea PLACING '\x000000000000f87f' FROM 25 FOR 8)::cbf;
 SELECT overlay(cbf_empty(10, 0.5)::bytea PLACING '\x0000000000000000' FROM 17 FOR 8)::cbf;

@@ -1,8 +1,8 @@
 // Micro-benchmark of the cbf core on a filter larger than the caches: add and
 // contains one at a time versus add_many (what cbf_agg does with its batches),
-// with 4 KiB pages and with transparent huge pages.
-//   g++ -O2 -std=c++17 -Isrc/core bench/core/cbf_bench.cpp src/core/cbf.cpp \
-//       src/core/hash.cpp src/core/error.cpp -o /tmp/cbf_bench && /tmp/cbf_bench [items]
+// with 4 KiB pages and with transparent huge pages, for a layout
+// (cbf_layout.hpp: classic, the default, or block).
+//   make bench/core/cbf_bench && bench/core/cbf_bench [items] [layout]
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cbf/cbf.hpp"
+#include "cbf/cbf_layout.hpp"
 
 using namespace sketch;
 
@@ -22,10 +23,10 @@ static double ns_per(std::chrono::steady_clock::time_point t0, int64_t n) {
 
 int main(int argc, char** argv) {
     const int64_t n = argc > 1 ? atoll(argv[1]) : 10000000;
-    const cbf::Geometry g = cbf::geometry_for(n, 0.01);
+    const cbf::Geometry g = cbf::geometry_for(n, 0.01, cbf::parse_layout(argc > 2 ? argv[2] : "classic"));
     std::vector<Hash128> hashes(n);
     for (int64_t i = 0; i < n; ++i) hashes[i] = hash_int(i * 7919);
-    printf("n=%lld k=%u m=%llu (%zu MiB of counters)\n", (long long)n, g.k, (unsigned long long)g.m, g.counter_bytes() >> 20);
+    printf("%s n=%lld k=%u m=%llu (%zu MiB of counters)\n", cbf::format_layout(cbf::layout_of(g)).c_str(), (long long)n, g.k, (unsigned long long)g.m, g.counter_bytes() >> 20);
     for (int huge = 0; huge < 2; ++huge) {
         void* mem = nullptr;
         if (posix_memalign(&mem, size_t(2) << 20, g.counter_bytes()) != 0) return 1;

@@ -61,6 +61,20 @@ CREATE FUNCTION cbf_empty(capacity bigint, fpr float8 DEFAULT 0.01) RETURNS cbf
 AS 'MODULE_PATHNAME', 'cbf_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cbf_empty(bigint, float8) IS
 'an empty counting Bloom filter sized for capacity items at false-positive rate fpr: k = round(-log2 fpr), m = next_pow2(capacity * k / ln 2) counters';
+CREATE FUNCTION cbf_empty(capacity bigint, fpr float8, layout text) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_empty(bigint, float8, text) IS
+'an empty counting Bloom filter of a layout (classic, classic<K>, block, block<K>: all K counters of an item in one 64-byte line) sized for capacity items at false-positive rate fpr';
+
+-- Sizing helpers, as bloom_capacity_for and bloom_fpr_for.
+CREATE FUNCTION cbf_capacity_for(n bigint, fpr float8, layout text DEFAULT 'classic') RETURNS bigint
+AS 'MODULE_PATHNAME', 'cbf_capacity_for' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_capacity_for(bigint, float8, text) IS
+'the counters (m) cbf_empty(n, fpr, layout) allocates: half as many bytes';
+CREATE FUNCTION cbf_fpr_for(n bigint, counters bigint, layout text) RETURNS float8
+AS 'MODULE_PATHNAME', 'cbf_fpr_for' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION cbf_fpr_for(bigint, bigint, text) IS
+'the false-positive rate the formulas predict after n distinct items in a filter of that many counters and layout (without K: the best K)';
 
 -- Items (anycompatible: see sketch_hash).
 CREATE FUNCTION cbf_add(filter cbf, item anycompatible) RETURNS cbf
@@ -101,12 +115,12 @@ COMMENT ON FUNCTION cbf_count(cbf) IS
 CREATE FUNCTION cbf_merge(a cbf, b cbf) RETURNS cbf
 AS 'MODULE_PATHNAME', 'cbf_merge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cbf_merge(cbf, cbf) IS
-'counter-wise saturating sum of two filters of the same geometry (m and k); keeps the capacity and fpr of a';
+'counter-wise saturating sum of two filters of the same geometry (layout, m and k); keeps the capacity and fpr of a';
 
 CREATE FUNCTION cbf_stats(filter cbf) RETURNS jsonb
 AS 'MODULE_PATHNAME', 'cbf_stats' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cbf_stats(cbf) IS
-'capacity, fp_rate, counters (m), hashes (k), counters_set, count, fill_ratio, saturated (counters at 15) and bytes of a filter';
+'layout, capacity, fp_rate, counters (m), hashes (k), counters_set, count, fill_ratio, estimated_fpr, saturated (counters at 15) and bytes of a filter';
 
 CREATE FUNCTION cbf_eq(cbf, cbf) RETURNS bool
 AS 'MODULE_PATHNAME', 'cbf_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -139,8 +153,11 @@ CREATE FUNCTION cbf_agg_trans(state cbf, item anycompatible, capacity bigint) RE
 AS 'MODULE_PATHNAME', 'cbf_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION cbf_agg_trans(state cbf, item anycompatible, capacity bigint, fpr float8) RETURNS cbf
 AS 'MODULE_PATHNAME', 'cbf_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION cbf_agg_trans(state cbf, item anycompatible, capacity bigint, fpr float8, layout text) RETURNS cbf
+AS 'MODULE_PATHNAME', 'cbf_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION cbf_agg_trans(cbf, anycompatible, bigint) IS 'transition function of cbf_agg';
 COMMENT ON FUNCTION cbf_agg_trans(cbf, anycompatible, bigint, float8) IS 'transition function of cbf_agg';
+COMMENT ON FUNCTION cbf_agg_trans(cbf, anycompatible, bigint, float8, text) IS 'transition function of cbf_agg';
 
 CREATE FUNCTION cbf_agg_final(state cbf) RETURNS cbf
 AS 'MODULE_PATHNAME', 'cbf_agg_final' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -167,8 +184,13 @@ CREATE AGGREGATE cbf_agg(item anycompatible, capacity bigint, fpr float8) (
     COMBINEFUNC = cbf_agg_combine, SSPACE = 12336, PARALLEL = SAFE);
 COMMENT ON AGGREGATE cbf_agg(anycompatible, bigint) IS
 'counting Bloom filter of the items (fpr 0.01); an item seen n times has count_of n (up to 15); NULL items are skipped';
+CREATE AGGREGATE cbf_agg(item anycompatible, capacity bigint, fpr float8, layout text) (
+    SFUNC = cbf_agg_trans, STYPE = cbf, FINALFUNC = cbf_agg_final,
+    COMBINEFUNC = cbf_agg_combine, SSPACE = 12336, PARALLEL = SAFE);
 COMMENT ON AGGREGATE cbf_agg(anycompatible, bigint, float8) IS
 'counting Bloom filter of the items sized for capacity and fpr; NULL items are skipped';
+COMMENT ON AGGREGATE cbf_agg(anycompatible, bigint, float8, text) IS
+'counting Bloom filter of the items in a layout (classic, block, ...) sized for capacity and fpr; NULL items are skipped';
 
 CREATE AGGREGATE cbf_union_agg(cbf) (
     SFUNC = cbf_union_trans, STYPE = cbf,

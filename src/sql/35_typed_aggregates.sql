@@ -29,6 +29,8 @@ DECLARE
          'counting Bloom filter of the items (fpr 0.01); NULL items are skipped'],
         ['cbf_agg', 'capacity bigint, fpr float8', 'cbf', 'cbf_agg_trans', 'cbf_agg_final', 'cbf_agg_trans', 'IMMUTABLE', '12336',
          'counting Bloom filter of the items sized for capacity and fpr; NULL items are skipped'],
+        ['cbf_agg', 'capacity bigint, fpr float8, layout text', 'cbf', 'cbf_agg_trans', 'cbf_agg_final', 'cbf_agg_trans', 'IMMUTABLE', '12336',
+         'counting Bloom filter of the items in a layout (classic, block, ...) sized for capacity and fpr; NULL items are skipped'],
         ['reservoir_sample', 'k integer', 'reservoir', 'reservoir_sample_trans', '', 'reservoir_trans', 'VOLATILE', '1024',
          'A uniform random sample of k of the non-NULL values (all of them when fewer), as an array'],
         ['reservoir_sample', 'k integer, weight double precision', 'reservoir', 'reservoir_sample_trans', '', 'reservoir_trans', 'VOLATILE', '1024',

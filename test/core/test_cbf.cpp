@@ -553,7 +553,7 @@ TEST(CbfCore, CounterTalliesMatchACounterByCounterCount) {
 
 TEST(CbfFormulas, FillFprIsTheChanceAllProbesFindASetCounter) {
     const Geometry g = geometry_for(1000, 0.01);
-    EXPECT_EQ(fill_fpr(g, 0), 0.0);
-    EXPECT_DOUBLE_EQ(fill_fpr(g, g.m / 2), std::pow(0.5, g.k));
-    EXPECT_EQ(fill_fpr(g, g.m), 1.0);
+    EXPECT_EQ(fill_fpr(g, nullptr, 0), 0.0);  // classic: from the count of set counters alone
+    EXPECT_DOUBLE_EQ(fill_fpr(g, nullptr, g.m / 2), std::pow(0.5, g.k));
+    EXPECT_EQ(fill_fpr(g, nullptr, g.m), 1.0);
 }

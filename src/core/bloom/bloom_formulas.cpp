@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "bloom/bloom.hpp"
+#include "bloom/bloom_block_fpr.hpp"
 
 namespace sketch {
 namespace bloom {
@@ -154,6 +155,13 @@ Geometry capacity_resolved(uint64_t n, double fpr, const Layout& l) {
 }
 
 }  // namespace
+
+double block_fpr_distinct_draws(double n, double m, double b, unsigned kp) {
+    if (m <= 0) return 1.0;
+    if (n <= 0) return 0.0;
+    SmallBlockTerm term(b, kp, b);
+    return std::min(1.0, std::max(0.0, poisson_sum(n * b / m, term)));
+}
 
 void check_n_fpr(double n, double fpr) {
     if (!(n >= 1)) fail(Errc::invalid_parameter, "bloom n (the expected number of items) must be at least 1, got %g", n);

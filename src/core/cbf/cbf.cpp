@@ -1,5 +1,8 @@
 #include "cbf/cbf.hpp"
 
+#include "cbf/cbf_block.hpp"
+#include "cbf/cbf_layout.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -98,13 +101,18 @@ Geometry geometry_for(int64_t capacity, double fpr, uint64_t max_counters, uint6
 }
 
 void check_geometry(const Geometry& g, uint64_t max_counters, Errc code) {
-    if (g.scheme != kSchemeXxh3DoubleHash)
+    if (g.scheme != kSchemeXxh3DoubleHash && g.scheme != kSchemeXxh3Block)
         fail(code, "counting Bloom filter has an unknown hash scheme %u", static_cast<unsigned>(g.scheme));
     if (g.k < kMinHashes || g.k > kMaxHashes) fail(code, "counting Bloom filter has %u hashes, outside 1..32", g.k);
-    if (!is_pow2(g.m))
+    if (g.blocked()) {
+        if (g.m == 0 || g.m % kLineCounters != 0)
+            fail(code, "counting Bloom filter of layout block has %llu counters, not a positive multiple of 128",
+                 static_cast<unsigned long long>(g.m));
+    } else if (!is_pow2(g.m)) {
         fail(code, "counting Bloom filter has %llu counters, not a power of two", static_cast<unsigned long long>(g.m));
-    if (g.m < kMinCounters)
+    } else if (g.m < kMinCounters) {
         fail(code, "counting Bloom filter has %llu counters, fewer than 64", static_cast<unsigned long long>(g.m));
+    }
     if (g.m > max_counters || g.m > kMaxCounters)
         fail(code, "counting Bloom filter has %llu counters, more than the limit of %llu",
              static_cast<unsigned long long>(g.m), static_cast<unsigned long long>(std::min(max_counters, kMaxCounters)));
@@ -114,6 +122,7 @@ void check_geometry(const Geometry& g, uint64_t max_counters, Errc code) {
 }
 
 bool add(const Geometry& g, uint8_t* counters, const Hash128& h) {
+    if (g.blocked()) return block::ops(g.k).add(counters, g.lines(), h);
     const Probes p(g, h, counters);
     bool fresh = false;
     for (uint32_t i = 0; i < p.k; ++i) {
@@ -127,6 +136,7 @@ bool add(const Geometry& g, uint8_t* counters, const Hash128& h) {
 }
 
 size_t add_many(const Geometry& g, uint8_t* counters, const Hash128* hashes, size_t n) {
+    if (g.blocked()) return block::ops(g.k).add_many(counters, g.lines(), hashes, n);
     // Software pipeline: the probes of item i + kAhead are prefetched while
     // item i is applied, so a large filter's cache misses overlap across items.
     // The update is branch-free (a saturated counter gets +0), which keeps
@@ -160,6 +170,7 @@ size_t add_many(const Geometry& g, uint8_t* counters, const Hash128* hashes, siz
 }
 
 bool contains(const Geometry& g, const uint8_t* counters, const Hash128& h) {
+    if (g.blocked()) return block::ops(g.k).contains(counters, g.lines(), h);
     // All k loads are issued before any result is used (no early exit), so
     // a large filter's k cache misses overlap; the loop runs once per row of
     // cbf_contains, so it is kept to a few instructions per probe.
@@ -174,6 +185,7 @@ bool contains(const Geometry& g, const uint8_t* counters, const Hash128& h) {
 }
 
 unsigned count_of(const Geometry& g, const uint8_t* counters, const Hash128& h) {
+    if (g.blocked()) return block::ops(g.k).count_of(counters, g.lines(), h);
     const Probes p(g, h, counters);
     unsigned least = kCounterMax;
     for (uint32_t i = 0; i < p.k; ++i) {
@@ -184,6 +196,7 @@ unsigned count_of(const Geometry& g, const uint8_t* counters, const Hash128& h) 
 }
 
 bool remove(const Geometry& g, uint8_t* counters, const Hash128& h) {
+    if (g.blocked()) return block::ops(g.k).remove(counters, g.lines(), h);
     const Probes p(g, h, counters);
     for (uint32_t i = 0; i < p.k; ++i)
         if (get(counters, p.pos[i]) == 0) return false;
@@ -196,7 +209,7 @@ bool remove(const Geometry& g, uint8_t* counters, const Hash128& h) {
 }
 
 void merge(const Geometry& g, uint8_t* dst, const uint8_t* src) {
-    const size_t bytes = g.counter_bytes();  // a multiple of 32
+    const size_t bytes = g.counter_bytes();  // a multiple of 32 (m: a power of two >= 64, or lines of 128)
     for (size_t off = 0; off < bytes; off += 8) {
         const uint64_t a = load_word(dst + off), b = load_word(src + off);
         if (b == 0) continue;
@@ -208,21 +221,23 @@ void merge(const Geometry& g, uint8_t* dst, const uint8_t* src) {
 
 void clear(const Geometry& g, uint8_t* counters) { std::memset(counters, 0, g.counter_bytes()); }
 
-// Sum over the words of the bits of mask(word) (bits 4j only). Without a
-// popcount instruction in the baseline ISA, __builtin_popcountll is a library
-// call per word; instead the masks of up to 15 words are added nibble-wise
-// (each nibble counts 0..15) and the nibbles summed once per 15 words.
+// Sum over `words` words (at most 15) of the bits of Mask(word) (bits 4j
+// only). Without a popcount instruction in the baseline ISA,
+// __builtin_popcountll is a library call per word; instead the masks are
+// added nibble-wise (each nibble counts 0..15) and the nibbles summed once.
+template <uint64_t (*Mask)(uint64_t)>
+inline uint64_t masked_in(const uint8_t* p, size_t words) {
+    uint64_t acc = 0;
+    for (size_t w = 0; w < words; ++w) acc += Mask(load_word(p + w * 8));
+    const uint64_t bytes = (acc & kByteLow4) + ((acc >> 4) & kByteLow4);  // 8 lanes of 0..30
+    return (bytes * kByteBit0) >> 56;                                      // their sum, at most 240
+}
+
 template <uint64_t (*Mask)(uint64_t)>
 uint64_t count_masked(const Geometry& g, const uint8_t* counters) {
     const size_t words = g.counter_bytes() / 8;
     uint64_t n = 0;
-    for (size_t w = 0; w < words;) {
-        const size_t end = std::min(words, w + 15);
-        uint64_t acc = 0;
-        for (; w < end; ++w) acc += Mask(load_word(counters + w * 8));
-        const uint64_t bytes = (acc & kByteLow4) + ((acc >> 4) & kByteLow4);  // 8 lanes of 0..30
-        n += (bytes * kByteBit0) >> 56;                                      // their sum, at most 240
-    }
+    for (size_t w = 0; w < words; w += 15) n += masked_in<Mask>(counters + w * 8, std::min<size_t>(15, words - w));
     return n;
 }
 
@@ -233,15 +248,20 @@ uint64_t counters_saturated(const Geometry& g, const uint8_t* counters) { return
 double estimate_count(const Geometry& g, uint64_t set) {
     if (set >= g.m) return static_cast<double>(g.capacity);
     const double m = static_cast<double>(g.m);
-    return -(m / g.k) * std::log1p(-static_cast<double>(set) / m);
+    const double per_add = g.blocked() ? block::distinct_per_add(g.k) : static_cast<double>(g.k);
+    return -(m / per_add) * std::log1p(-static_cast<double>(set) / m);
 }
 
-double expected_fpr(const Geometry& g, double n) {
-    return std::pow(-std::expm1(-static_cast<double>(g.k) * n / static_cast<double>(g.m)), g.k);
-}
+double expected_fpr(const Geometry& g, double n) { return fpr_for(n, static_cast<double>(g.m), layout_of(g)); }
 
-double fill_fpr(const Geometry& g, uint64_t set) {
-    return std::pow(static_cast<double>(set) / static_cast<double>(g.m), g.k);
+double fill_fpr(const Geometry& g, const uint8_t* counters, uint64_t set) {
+    if (!g.blocked()) return std::pow(static_cast<double>(set) / static_cast<double>(g.m), g.k);
+    double total = 0;
+    for (uint64_t line = 0; line < g.lines(); ++line) {
+        const uint64_t in_line = masked_in<nonzero_mask>(counters + line * kLineBytes, kLineBytes / 8);
+        total += std::pow(static_cast<double>(in_line) / kLineCounters, g.k);
+    }
+    return total / static_cast<double>(g.lines());
 }
 
 void to_bits(const Geometry& g, const uint8_t* counters, uint64_t* bits) {

@@ -1,7 +1,10 @@
 // Counting Bloom filter: m 4-bit counters saturating at 15, packed two per
 // byte (counter i lives in byte i >> 1, the low nibble for even i), k probes
-// per item derived from one XXH3-128 digest by double hashing:
-//   h1 = low 64 bits, h2 = high 64 bits | 1, probe i = (h1 + i * h2) & (m - 1).
+// per item derived from one XXH3-128 digest. The classic layout spreads them
+// over the whole array by double hashing:
+//   h1 = low 64 bits, h2 = high 64 bits | 1, probe i = (h1 + i * h2) & (m - 1);
+// the block layout puts all k in one 64-byte line of 128 counters
+// (cbf_block.hpp). cbf_layout.hpp names the layouts and sizes them.
 //
 // Every operation works on a raw span of counters plus a Geometry, never on an
 // owning container, so the same code runs on a palloc'd SQL value and on a
@@ -27,30 +30,40 @@ constexpr uint64_t kMaxCounters = uint64_t(1) << 36;
 constexpr uint8_t kCounterMax = 15;
 
 // How an item becomes probes. 1 = XXH3-128 of the canonical bytes with the
-// geometry's seed, Kirsch-Mitzenmacher double hashing as described above.
+// geometry's seed, Kirsch-Mitzenmacher double hashing as described above
+// (the classic layout). 2 = the same hash, all probes in one line of
+// kLineCounters counters (the block layout, cbf_block.hpp).
 constexpr uint8_t kSchemeXxh3DoubleHash = 1;
+constexpr uint8_t kSchemeXxh3Block = 2;
+// A line of the block layout: 128 counters, one 64-byte cache line.
+constexpr uint64_t kLineCounters = 128;
+constexpr size_t kLineBytes = 64;
 
 struct Geometry {
     uint32_t k = 0;          // probes per item, 1..32
-    uint64_t m = 0;          // counters, a power of two >= 64
+    uint64_t m = 0;          // counters: classic, a power of two >= 64; block, a multiple of 128
     uint64_t capacity = 0;   // the item count the filter was sized for
     double fpr = 0;          // the target false-positive rate at capacity
     uint64_t seed = 0;       // hash seed
     uint8_t scheme = kSchemeXxh3DoubleHash;
 
     size_t counter_bytes() const { return static_cast<size_t>(m / 2); }
-    // Same m, k, seed and scheme: counters mean the same thing, so filters merge.
+    bool blocked() const { return scheme == kSchemeXxh3Block; }
+    uint64_t lines() const { return m / kLineCounters; }  // block layout
+    // Same m, k, seed and scheme (layout): counters mean the same thing, so filters merge.
     bool compatible(const Geometry& o) const {
         return k == o.k && m == o.m && seed == o.seed && scheme == o.scheme;
     }
 };
 
+// The classic layout's default sizing (cbf_layout.hpp sizes every layout):
 // k = round(-log2 fpr) clamped to 1..32, m = next_pow2(ceil(capacity * k / ln 2)),
 // at least 64. Throws invalid_parameter for capacity < 1 or fpr outside (0, 1)
 // (NaN included), program_limit when m would exceed max_counters.
 Geometry geometry_for(int64_t capacity, double fpr, uint64_t max_counters = kMaxCounters, uint64_t seed = 0);
 
-// Validates a geometry read from storage (k, m, capacity, fpr, scheme);
+// Validates a geometry read from storage (k, m, capacity, fpr, scheme; m
+// fits the scheme's layout);
 // throws `code` with a message naming the bad field.
 void check_geometry(const Geometry& g, uint64_t max_counters, Errc code);
 
@@ -78,16 +91,23 @@ void clear(const Geometry& g, uint8_t* counters);
 // Nonzero counters, and counters stuck at 15.
 uint64_t counters_set(const Geometry& g, const uint8_t* counters);
 uint64_t counters_saturated(const Geometry& g, const uint8_t* counters);
-// Distinct items present: -(m/k) ln(1 - set/m); capacity when every counter is set.
+// Distinct items present: -(m/d) ln(1 - set/m), d the distinct counters an
+// add sets in an empty filter (classic: k; block: 128 (1 - (127/128)^k),
+// as draws within a line may coincide); capacity when every counter is set.
 double estimate_count(const Geometry& g, uint64_t set);
-// The rate the formula predicts after n distinct adds: (1 - e^{-kn/m})^k.
+// The rate the formula predicts after n distinct adds (cbf_layout.hpp's fpr_for).
 double expected_fpr(const Geometry& g, double n);
-// The rate of the filter as it is, from its fill: (set/m)^k, the chance that
-// k probes of an item never added all land on nonzero counters.
-double fill_fpr(const Geometry& g, uint64_t set);
+// The rate of the filter as it is, the chance that the k probes of an item
+// never added all land on nonzero counters: classic, (set/m)^k from the fill
+// (set: counters_set); block, the mean over lines of (set in line / 128)^k,
+// exact for the drawing with replacement (lines fill unevenly, so the
+// overall fill would understate it).
+double fill_fpr(const Geometry& g, const uint8_t* counters, uint64_t set);  // classic reads only set
 
-// Projection onto a classic Bloom filter of the same m and k: writes all m/64
-// words of `bits` (bit i & 63 of word i >> 6 is set iff counter i is nonzero).
+// Projection onto a Bloom filter of the same m and k: writes all m/64 words
+// of `bits` (bit i & 63 of word i >> 6 is set iff counter i is nonzero).
+// Classic: the Bloom layout cbf<k>; block: block<uint64[2],k> with m/128
+// positions (cbf_block.hpp).
 void to_bits(const Geometry& g, const uint8_t* counters, uint64_t* bits);
 
 // ---- concurrent forms (shared objects) ----
@@ -106,7 +126,7 @@ inline unsigned counter_at(const uint8_t* counters, uint64_t i) {
     return (counters[i >> 1] >> ((i & 1) * 4)) & 15u;
 }
 
-// The probe positions of an item; the k positions are pairwise distinct
+// The classic layout's probe positions of an item; the k positions are pairwise distinct
 // (h2 is odd, so it is invertible modulo the power of two m, and k <= 32 < m).
 inline uint64_t probe(const Geometry& g, const Hash128& h, uint32_t i) {
     return (h.lo + static_cast<uint64_t>(i) * (h.hi | 1)) & (g.m - 1);
@@ -117,6 +137,13 @@ inline uint64_t probe(const Geometry& g, const Hash128& h, uint32_t i) {
 // (GCC finds a function made only of prefetches free of side effects and
 // deletes its calls; the empty volatile asm keeps them.)
 inline void prefetch(const Geometry& g, const uint8_t* counters, const Hash128& h) {
+    if (g.blocked()) {  // the line of cbf_block.hpp
+        const uint64_t x = h.lo | 1;
+        const uint8_t* line = counters + uint64_t((static_cast<unsigned __int128>(x) * g.lines()) >> 64) * kLineBytes;
+        __builtin_prefetch(line, 1, 3);
+        asm volatile("" : : "r"(line));
+        return;
+    }
     for (uint32_t i = 0; i < g.k; ++i) {
         const uint8_t* line = counters + (probe(g, h, i) >> 1);
         __builtin_prefetch(line, 1, 3);

@@ -4,11 +4,12 @@
 // Fixed-width little-endian fields, then the packed counters:
 //   0  u8  format version: 1 without an item class, 2 with one
 //   1  u8  k, hashes per item (1..32)
-//   2  u8  hash scheme (1 = XXH3-128, double hashing)
+//   2  u8  hash scheme, the layout (1 = XXH3-128, double hashing: classic;
+//          2 = XXH3-128 within a line of 128 counters: block)
 //   3  u8  flags (0; a reader refuses bits it does not know)
 //   4  u8  item class code (item_class.hpp; version 1: 0)
 //   5  3   reserved, 0
-//   8  u64 m, counters (a power of two, >= 64)
+//   8  u64 m, counters (classic: a power of two, >= 64; block: a multiple of 128)
 //  16  u64 capacity
 //  24  f64 fpr (IEEE-754 bits)
 //  32  u64 hash seed

@@ -36,6 +36,8 @@ void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t pay
         fail(Errc::corrupted, "shared object \"%s\": counting filter geometry has %u bytes", label, len);
     cbf::Geometry g = from_blob(blob);
     shared::naming(label, [&] { cbf::check_geometry(g, cbf::kMaxCounters, Errc::corrupted); });
+    if (g.blocked())  // no file is made with it yet: its atomic adds do not exist
+        fail(Errc::corrupted, "shared object \"%s\": counting filter has the block layout, which files do not hold", label);
     if (g.counter_bytes() != payload_bytes)
         fail(Errc::corrupted, "shared object \"%s\": %llu counters need %zu bytes, the file has %llu", label,
              (unsigned long long)g.m, g.counter_bytes(), (unsigned long long)payload_bytes);

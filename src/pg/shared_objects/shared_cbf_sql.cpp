@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "cbf/cbf.hpp"
+#include "cbf/cbf_layout.hpp"
 #include "cbf/cbf_format.hpp"
 #include "cbf/shared_cbf_format.hpp"
 #include "array_items.hpp"
@@ -114,6 +115,16 @@ SKETCH_FUNCTION(shared_cbf_create) {
 // shared_cbf_create(name, capacity, fpr, if_not_exists): whether it created.
 SKETCH_FUNCTION(shared_cbf_create_if_not_exists) { PG_RETURN_BOOL(create_from_args(fcinfo, 2, PG_GETARG_BOOL(3))); }
 
+// Shared objects hold the classic layout only, for now: their adds are
+// atomic per counter (cbf::add_atomic), which the block layout has no form of yet.
+static void refuse_blocked(const cbf::Geometry& g, const char* what) {
+    if (!g.blocked()) return;
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("cannot %s from a cbf of layout %s: shared counting Bloom filters have the classic layout only",
+                           what, cbf::format_layout(cbf::layout_of(g)).c_str()),
+                    errhint("Build the value with the classic layout (cbf_empty(capacity, fpr), cbf_agg(item, capacity, fpr)).")));
+}
+
 SKETCH_FUNCTION(shared_cbf_create_from) {
     char name[64];
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);
@@ -122,6 +133,7 @@ SKETCH_FUNCTION(shared_cbf_create_from) {
         return cbf::read_value(reinterpret_cast<uint8_t*>(VARDATA(v)), VARSIZE(v) - VARHDRSZ, kValueMaxCounters,
                                sketch::Errc::corrupted);
     });
+    refuse_blocked(view.g, "create a shared object");
     create_with(name, view.g, view.counters);
     ss::record_object_items(ss::open_object(name, kCbf, ss::kWrite), view.item, "create a shared object");
     PG_RETURN_VOID();
@@ -228,6 +240,7 @@ SKETCH_FUNCTION(shared_cbf_merge) {
         return cbf::read_value(reinterpret_cast<uint8_t*>(VARDATA(v)), VARSIZE(v) - VARHDRSZ, kValueMaxCounters,
                                sketch::Errc::corrupted);
     });
+    refuse_blocked(other.g, "merge into a shared object");
     if (!g.compatible(other.g) && g.m == other.g.m && g.k == other.g.k)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("cannot merge a cbf of hash seed %llu into shared object \"%s\" (hash seed %llu)",

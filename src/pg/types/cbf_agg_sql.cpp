@@ -44,10 +44,11 @@ namespace {
 inline uint8_t* counters_of(varlena* flat) { return payload(flat) + cbf::kHeaderBytes; }
 
 // Counters of this many bytes or more are far beyond the caches: there
-// cbf_agg gathers its adds by region (cbf_regions.hpp), which turns k random
-// memory accesses per item into sequential passes; below it, where the
-// last-level cache holds much of the filter, the random accesses cost no more
-// (bench/core/cbf_regions_bench compares the two).
+// cbf_agg gathers a classic filter's adds by region (cbf_regions.hpp), which
+// turns k random memory accesses per item into sequential passes; below it,
+// where the last-level cache holds much of the filter, the random accesses
+// cost no more (bench/core/cbf_regions_bench compares the two). A block
+// filter's add touches one line, which add_many's prefetching covers.
 constexpr size_t kRegionsMinBytes = size_t(16) << 20;
 
 struct CbfFilter {
@@ -64,7 +65,8 @@ struct CbfFilter {
         cbf::add_many(g, counters_of(flat), hashes, n);
         const uint64_t before = items;
         items += n;
-        if (g.counter_bytes() >= kRegionsMinBytes && before < g.m / 1024 && items >= g.m / 1024) start_regions();
+        if (!g.blocked() && g.counter_bytes() >= kRegionsMinBytes && before < g.m / 1024 && items >= g.m / 1024)
+            start_regions();
     }
 
     void settle(varlena* flat) {
@@ -141,15 +143,31 @@ cbf::View flat_state_view(CallCache* cache, varlena* state) {
 
 [[noreturn]] void args_vary_error() {
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("cbf_agg capacity and fpr must be the same for every row of a group")));
+                    errmsg("cbf_agg capacity, fpr and layout must be the same for every row of a group")));
     pg_unreachable();
 }
 
-inline void check_same_geometry(FunctionCallInfo fcinfo, const cbf::Geometry& g) {
+// The row's layout argument names the state's layout: parsed again only when
+// its text differs from the last row's (a constant's never does).
+inline bool same_layout(FunctionCallInfo fcinfo, CallCache* cache, const cbf::Geometry& g) {
+    if (PG_NARGS() < 5) return true;  // no layout argument: the state was made without one
+    const text* arg = PG_ARGISNULL(4) ? nullptr : PG_GETARG_TEXT_PP(4);
+    const size_t len = arg != nullptr ? VARSIZE_ANY_EXHDR(arg) : 0;
+    if (unlikely(arg == nullptr || len != cache->layout_len || memcmp(VARDATA_ANY(arg), cache->layout_text, len) != 0)) {
+        cache->layout = layout_arg(fcinfo, 4);
+        const bool keep = len < sizeof cache->layout_text;  // a longer text is parsed every row
+        cache->layout_len = keep ? len : SIZE_MAX;
+        if (keep) memcpy(cache->layout_text, VARDATA_ANY(arg), len);
+    }
+    const cbf::Layout& l = cache->layout;
+    return (l.kind == cbf::LayoutKind::block) == g.blocked() && (l.k == 0 || l.k == g.k);
+}
+
+inline void check_same_geometry(FunctionCallInfo fcinfo, CallCache* cache, const cbf::Geometry& g) {
     if (unlikely(PG_ARGISNULL(2) || (PG_NARGS() >= 4 && PG_ARGISNULL(3)))) require_capacity_and_fpr(fcinfo, 2, 3);
     const bool same_capacity = static_cast<uint64_t>(PG_GETARG_INT64(2)) == g.capacity;
     const bool same_fpr = PG_NARGS() < 4 ? g.fpr == kDefaultFpr : PG_GETARG_FLOAT8(3) == g.fpr;
-    if (!same_capacity || !same_fpr) args_vary_error();
+    if (!same_capacity || !same_fpr || !same_layout(fcinfo, cache, g)) args_vary_error();
 }
 
 // Partial states merge when their counters mean the same (compatible); those
@@ -163,7 +181,7 @@ void check_combinable(FunctionCallInfo fcinfo, const cbf::Geometry& into, const 
 
 }  // namespace
 
-// cbf_agg(item, capacity [, fpr]): not strict, so that the first row can
+// cbf_agg(item, capacity [, fpr [, layout]]): not strict, so that the first row can
 // create the state from capacity and fpr. NULL items are skipped.
 SKETCH_FUNCTION(cbf_agg_trans) {
     // A call site is an aggregate's or not for good: checked at its first call.
@@ -173,14 +191,14 @@ SKETCH_FUNCTION(cbf_agg_trans) {
     if (!PG_ARGISNULL(0) && CbfAggState::is_one(state_datum)) {
         // Large filter: buffer the hash.
         CbfAggState* st = CbfAggState::of(state_datum);
-        check_same_geometry(fcinfo, st->filter.g);
+        check_same_geometry(fcinfo, cache, st->filter.g);
         if (!PG_ARGISNULL(1)) st->push(item_hash(fcinfo, cache, 1, st->filter.g));
         PG_RETURN_DATUM(state_datum);
     }
     varlena* state;
     cbf::View view;
     if (PG_ARGISNULL(0)) {
-        const cbf::Geometry g = geometry_from_args(fcinfo, 2, 3);
+        const cbf::Geometry g = geometry_from_args(fcinfo, 2, 3, 4);
         if (g.counter_bytes() >= kExpandedMinBytes) {
             CbfAggState* st = new_agg_state(sketch_pg::aggregate_context(fcinfo, "cbf_agg_trans"), g, cache->hasher.item);
             if (!PG_ARGISNULL(1)) st->push(item_hash(fcinfo, cache, 1, g));
@@ -194,7 +212,7 @@ SKETCH_FUNCTION(cbf_agg_trans) {
         // Small filter: the executor's own copy in the aggregate context, updated in place.
         state = own_state(state_datum);
         view = flat_state_view(cache, state);
-        check_same_geometry(fcinfo, view.g);
+        check_same_geometry(fcinfo, cache, view.g);
     }
     if (!PG_ARGISNULL(1)) cbf::add(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g));
     PG_RETURN_POINTER(state);
@@ -257,15 +275,18 @@ SKETCH_FUNCTION(cbf_agg_combine) { return merge_into_state(fcinfo, "cbf_agg_comb
 SKETCH_FUNCTION(cbf_union_trans) { return merge_into_state(fcinfo, "cbf_union_trans"); }
 
 // The bytes of cbf_agg's state for the aggregate's arguments (item, capacity
-// [, fpr]) when they are constants the state can be made of, else 0.
+// [, fpr [, layout]]) when they are constants the state can be made of, else 0.
 static size_t cbf_agg_state_bytes(List* args) {
     const Const* capacity = sketch_pg::aggregate_const_arg(args, 1);
     const Const* fpr = sketch_pg::aggregate_const_arg(args, 2);
-    if (capacity == nullptr || (list_length(args) > 2 && fpr == nullptr)) return 0;
+    const Const* layout = sketch_pg::aggregate_const_arg(args, 3);
+    if (capacity == nullptr || (list_length(args) > 2 && fpr == nullptr) || (list_length(args) > 3 && layout == nullptr))
+        return 0;
+    const char* spec = layout != nullptr ? text_to_cstring(DatumGetTextPP(layout->constvalue)) : "classic";
     try {
         const cbf::Geometry g = cbf::geometry_for(DatumGetInt64(capacity->constvalue),
                                                   fpr != nullptr ? DatumGetFloat8(fpr->constvalue) : kDefaultFpr,
-                                                  kValueMaxCounters);
+                                                  cbf::parse_layout(spec), kValueMaxCounters);
         return VARHDRSZ + cbf::value_bytes(g);
     } catch (...) {
         return 0;  // the aggregate reports it when it runs

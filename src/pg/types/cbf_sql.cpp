@@ -58,11 +58,19 @@ void require_capacity_and_fpr(FunctionCallInfo fcinfo, int capacity_arg, int fpr
         ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("cbf fpr must not be null")));
 }
 
-cbf::Geometry geometry_from_args(FunctionCallInfo fcinfo, int capacity_arg, int fpr_arg) {
+cbf::Layout layout_arg(FunctionCallInfo fcinfo, int argno) {
+    if (PG_ARGISNULL(argno))
+        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("cbf layout must not be null")));
+    const char* spec = text_to_cstring(PG_GETARG_TEXT_PP(argno));
+    return sketch_pg::guarded([&] { return cbf::parse_layout(spec); });
+}
+
+cbf::Geometry geometry_from_args(FunctionCallInfo fcinfo, int capacity_arg, int fpr_arg, int layout_arg_no) {
     require_capacity_and_fpr(fcinfo, capacity_arg, fpr_arg);
     const int64 capacity = PG_GETARG_INT64(capacity_arg);
     const double fpr = fpr_arg < PG_NARGS() ? PG_GETARG_FLOAT8(fpr_arg) : kDefaultFpr;
-    return sketch_pg::guarded([&] { return cbf::geometry_for(capacity, fpr, kValueMaxCounters); });
+    const cbf::Layout layout = layout_arg_no < PG_NARGS() ? layout_arg(fcinfo, layout_arg_no) : cbf::Layout{};
+    return sketch_pg::guarded([&] { return cbf::geometry_for(capacity, fpr, layout, kValueMaxCounters); });
 }
 
 CallCache* call_cache_init(FunctionCallInfo fcinfo, int item_arg) {
@@ -117,6 +125,11 @@ sketch::Hash128 item_hash(FunctionCallInfo fcinfo, CallCache* cache, int argno, 
 }
 
 [[noreturn]] void geometry_mismatch(const cbf::Geometry& a, const cbf::Geometry& b) {
+    if (a.scheme != b.scheme)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("cbf layout mismatch: cannot merge a filter of layout %s with one of layout %s",
+                               cbf::format_layout(cbf::layout_of(a)).c_str(), cbf::format_layout(cbf::layout_of(b)).c_str()),
+                        errhint("Only filters created with the same capacity, fpr and layout can be merged.")));
     if (a.m == b.m && a.k == b.k)  // the seed differs (input accepts one scheme only)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("cbf hash seed mismatch: cannot merge a filter of seed %llu with one of seed %llu",
@@ -126,7 +139,7 @@ sketch::Hash128 item_hash(FunctionCallInfo fcinfo, CallCache* cache, int argno, 
                     errmsg("cbf geometry mismatch: cannot merge a filter of %llu counters and %u hashes with one of %llu "
                            "counters and %u hashes",
                            static_cast<unsigned long long>(a.m), a.k, static_cast<unsigned long long>(b.m), b.k),
-                    errhint("Only filters created with the same capacity and fpr can be merged.")));
+                    errhint("Only filters created with the same capacity, fpr and layout can be merged.")));
     pg_unreachable();
 }
 
@@ -204,8 +217,27 @@ SKETCH_FUNCTION(cbf_from_bytea) {
 // ---- functions ----
 
 SKETCH_FUNCTION(cbf_empty) {
-    const cbf::Geometry g = geometry_from_args(fcinfo, 0, 1);
+    const cbf::Geometry g = geometry_from_args(fcinfo, 0, 1, 2);
     PG_RETURN_POINTER(new_value(g));
+}
+
+SKETCH_FUNCTION(cbf_capacity_for) {
+    const int64 n = PG_GETARG_INT64(0);
+    const double fpr = PG_GETARG_FLOAT8(1);
+    const cbf::Layout layout = layout_arg(fcinfo, 2);
+    const cbf::Geometry g = sketch_pg::guarded([&] { return cbf::geometry_for(n, fpr, layout); });
+    PG_RETURN_INT64(static_cast<int64>(g.m));
+}
+
+SKETCH_FUNCTION(cbf_fpr_for) {
+    const int64 n = PG_GETARG_INT64(0);
+    const int64 counters = PG_GETARG_INT64(1);
+    const cbf::Layout layout = layout_arg(fcinfo, 2);
+    if (n < 0) ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("cbf n must not be negative, got %lld", static_cast<long long>(n))));
+    if (counters < 1)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("cbf counters must be at least 1, got %lld", static_cast<long long>(counters))));
+    PG_RETURN_FLOAT8(cbf::fpr_for(static_cast<double>(n), static_cast<double>(counters), layout));
 }
 
 // A copy of the filter argument with `change` (cbf::add or cbf::remove)
@@ -326,23 +358,32 @@ SKETCH_FUNCTION(cbf_stats) {
     const double estimate = cbf::estimate_count(view.g, set);
     char* fpr = float8out_internal(view.g.fpr);
     char* fill = float8out_internal(static_cast<double>(set) / static_cast<double>(view.g.m));
-    char* estimated_fpr = float8out_internal(cbf::fill_fpr(view.g, set));
+    char* estimated_fpr = float8out_internal(cbf::fill_fpr(view.g, view.counters, set));
     char* json = psprintf(
-        "{\"capacity\": %llu, \"fp_rate\": %s, \"counters\": %llu, \"hashes\": %u, \"counters_set\": %llu, "
-        "\"count\": %lld, \"fill_ratio\": %s, \"estimated_fpr\": %s, \"saturated\": %llu, \"bytes\": %zu}",
-        static_cast<unsigned long long>(view.g.capacity), fpr, static_cast<unsigned long long>(view.g.m), view.g.k,
+        "{\"layout\": \"%s\", \"capacity\": %llu, \"fp_rate\": %s, \"counters\": %llu, \"hashes\": %u, "
+        "\"counters_set\": %llu, \"count\": %lld, \"fill_ratio\": %s, \"estimated_fpr\": %s, \"saturated\": %llu, "
+        "\"bytes\": %zu}",
+        cbf::format_layout(cbf::layout_of(view.g)).c_str(), static_cast<unsigned long long>(view.g.capacity), fpr, static_cast<unsigned long long>(view.g.m), view.g.k,
         static_cast<unsigned long long>(set), static_cast<long long>(std::llround(estimate)), fill, estimated_fpr,
         static_cast<unsigned long long>(saturated), cbf::value_bytes(view.g));
     PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }
 
-// The projection onto a classic Bloom filter of the same m and k (layout
-// cbf<k>, same probes): a quarter of the size, read-only, and bloom_contains
+// The projection onto a Bloom filter of the same counters as bits and the
+// same probes (classic: layout cbf<k>; block: block<uint64[2],k>, one
+// position per line): a quarter of the size, read-only, and bloom_contains
 // on it answers as cbf_contains did.
 SKETCH_FUNCTION(cbf_to_bloom) {
     const cbf::View view = read_arg(fcinfo, 0, nullptr);
-    const sketch::bloom::Geometry g =
-        sketch_pg::guarded([&] { return sketch::bloom::cbf_geometry(view.g.k, view.g.m); });
+    const sketch::bloom::Geometry g = sketch_pg::guarded([&] {
+        if (!view.g.blocked()) return sketch::bloom::cbf_geometry(view.g.k, view.g.m);
+        sketch::bloom::Layout l;
+        l.kind = sketch::bloom::Kind::block;
+        l.block = sketch::bloom::BlockType::u64x2;
+        l.k = 1;
+        l.kp = view.g.k;
+        return sketch::bloom::geometry_for_positions(l, view.g.lines());
+    });
     varlena* result = sketch_pg::bloom_value_new(g, view.g.seed, view.item);
     cbf::to_bits(view.g, view.counters, reinterpret_cast<uint64_t*>(sketch_pg::bloom_bits(result)));
     PG_RETURN_POINTER(result);

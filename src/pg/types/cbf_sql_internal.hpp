@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cbf/cbf_format.hpp"
+#include "cbf/cbf_layout.hpp"
 #include "item_hash.hpp"
 #include "types/fetched_filters.hpp"
 
@@ -30,9 +31,10 @@ varlena* new_value(const cbf::Geometry& g, sketch::ItemClass item = {});
 // Raises 22004 for a NULL capacity, or a NULL fpr when one is passed.
 void require_capacity_and_fpr(FunctionCallInfo fcinfo, int capacity_arg, int fpr_arg);
 
-// The geometry of the capacity and fpr arguments (fpr_arg past the last
-// argument: the default fpr).
-cbf::Geometry geometry_from_args(FunctionCallInfo fcinfo, int capacity_arg, int fpr_arg);
+// The geometry of the capacity, fpr and layout arguments (fpr_arg past the
+// last argument: the default fpr; layout_arg past it: the classic layout).
+// A NULL layout is 22004, a bad one 22023.
+cbf::Geometry geometry_from_args(FunctionCallInfo fcinfo, int capacity_arg, int fpr_arg, int layout_arg);
 
 // Per-call cache in fn_extra: the item hasher and, for read-only functions,
 // the last detoasted out-of-line filter (keyed by its TOAST pointer), so that
@@ -47,7 +49,15 @@ struct CallCache {
     uint32 state_size;
     uint8_t state_header[cbf::kHeaderBytes];
     cbf::View state_view;
+    // cbf_agg's layout argument as parsed last, and its text (layout_len
+    // SIZE_MAX: too long to keep).
+    cbf::Layout layout;
+    size_t layout_len;
+    char layout_text[32];
 };
+
+// The layout text argument, parsed (22023 when it is bad).
+cbf::Layout layout_arg(FunctionCallInfo fcinfo, int argno);
 
 CallCache* call_cache_init(FunctionCallInfo fcinfo, int item_arg);
 
