@@ -9,6 +9,23 @@ namespace sketch::shared_bloom {
 
 uint64_t payload_bytes(const bloom::Geometry& g) { return ((g.bytes + 7) & ~uint64_t(7)) + bloom::kTailPad; }
 
+std::vector<Subfilter> subfilters(const bloom::Geometry& first, const shared::Series& s, uint32_t count) {
+    std::vector<Subfilter> out;
+    out.reserve(count);
+    uint64_t offset = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        if (i > 0) offset = shared::next_subfilter_offset(offset, payload_bytes(out.back().g));
+        const bloom::Geometry g =
+            i == 0 ? first : bloom::capacity_for(shared::subfilter_capacity(s, i), shared::subfilter_fpr(s, i), first.layout);
+        out.push_back(Subfilter{g, offset});
+    }
+    return out;
+}
+
+uint64_t payload_bytes(const std::vector<Subfilter>& subs) {
+    return subs.empty() ? 0 : subs.back().offset + payload_bytes(subs.back().g);
+}
+
 StoredGeometry to_stored(const bloom::Geometry& g, uint64_t seed, uint64_t n, double fpr) {
     StoredGeometry s{};
     bloom::write_header(s.header, g, seed);

@@ -16,9 +16,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "bloom/bloom.hpp"
 #include "bloom/bloom_format.hpp"
+#include "shared/scaling.hpp"
 
 namespace sketch::shared_bloom {
 
@@ -48,6 +50,21 @@ Geometry parse(const uint8_t* blob, uint32_t len, const char* label);
 
 // The kind's shared::GeometryValidator: parse, and the payload matches.
 void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t payload_bytes);
+
+// A sub-filter of a scaling object (shared/scaling.hpp): its geometry, and
+// where its bit array starts in the payload.
+struct Subfilter {
+    bloom::Geometry g;
+    uint64_t offset = 0;
+};
+// The first `count` sub-filters of an object whose first sub-filter is
+// `first`: sub-filter i has first's layout (one kernel serves every lookup,
+// at a bit or so more per item than the layout's best K' at the tighter
+// rates), sized by capacity_for for its capacity and rate in series s.
+// Throws program_limit when a sub-filter would pass the largest bit array.
+std::vector<Subfilter> subfilters(const bloom::Geometry& first, const shared::Series& s, uint32_t count);
+// The payload that holds them: the last one's offset and payload_bytes.
+uint64_t payload_bytes(const std::vector<Subfilter>& subs);
 
 // What the shared_objects view shows of a geometry.
 struct Description {

@@ -7,6 +7,28 @@
 
 namespace sketch::shared_cbf {
 
+std::vector<Subfilter> subfilters(const cbf::Geometry& first, const shared::Series& s, uint32_t count) {
+    std::vector<Subfilter> out;
+    out.reserve(count);
+    uint64_t offset = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        if (i > 0) offset = shared::next_subfilter_offset(offset, out.back().g.counter_bytes());
+        const uint64_t capacity = shared::subfilter_capacity(s, i);
+        if (capacity > uint64_t(INT64_MAX))
+            fail(Errc::program_limit, "sub-filter %u of a counting filter would hold more than %lld items", i,
+                 (long long)INT64_MAX);
+        const cbf::Geometry g = i == 0 ? first
+                                       : cbf::geometry_for(int64_t(capacity), shared::subfilter_fpr(s, i),
+                                                           cbf::kMaxCounters, first.seed);
+        out.push_back(Subfilter{g, offset});
+    }
+    return out;
+}
+
+uint64_t payload_bytes(const std::vector<Subfilter>& subs) {
+    return subs.empty() ? 0 : subs.back().offset + subs.back().g.counter_bytes();
+}
+
 StoredGeometry to_stored(const cbf::Geometry& g) {
     StoredGeometry s{};
     s.k = g.k;

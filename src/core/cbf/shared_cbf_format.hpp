@@ -16,7 +16,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <vector>
+
 #include "cbf/cbf.hpp"
+#include "shared/scaling.hpp"
 
 namespace sketch::shared_cbf {
 
@@ -40,6 +43,20 @@ cbf::Geometry from_blob(const uint8_t* blob);
 // (cbf::check_geometry against cbf::kMaxCounters) and the payload's size;
 // throws corrupted naming the object `label`.
 void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t payload_bytes);
+
+// A sub-filter of a scaling object (shared/scaling.hpp): its geometry, and
+// where its counters start in the payload.
+struct Subfilter {
+    cbf::Geometry g;
+    uint64_t offset = 0;
+};
+// The first `count` sub-filters of an object whose first sub-filter is
+// `first`: sub-filter i is geometry_for its capacity and rate in series s,
+// with first's seed (its k follows its rate). Throws program_limit when a
+// sub-filter would pass cbf::kMaxCounters.
+std::vector<Subfilter> subfilters(const cbf::Geometry& first, const shared::Series& s, uint32_t count);
+// The payload that holds them: the last one's offset and counters.
+uint64_t payload_bytes(const std::vector<Subfilter>& subs);
 
 // What the shared_objects view shows of a geometry.
 struct Description {
