@@ -1,16 +1,21 @@
 // The series of sub-filters of a scaling shared filter (shared/scaling):
-// capacities and rates, the room an add needs, the expansion argument, and
-// the false-positive rate of a whole filled to the capacity of each of its
-// sub-filters, measured against the bound of the derivation.
+// capacities and rates, the room an add needs, the expansion argument, each
+// kind's sub-filters in the payload, and the false-positive rate of a whole
+// filled to the capacity of each of its sub-filters, measured against the
+// bound of the derivation; and the items held (shared/held_items):
+// concurrent reservations, settling, growth's published count.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include "bloom/bloom.hpp"
 #include "bloom/shared_bloom_format.hpp"
 #include "cbf/shared_cbf_format.hpp"
 #include "error.hpp"
+#include "shared/held_items.hpp"
 #include "shared/scaling.hpp"
 #include "test_bloom_util.hpp"
 
@@ -162,6 +167,48 @@ TEST(Scaling, WholeStaysWithinTheRateAsked) {
     const double bound = 0.01 * (1 - std::pow(0.5, kCount));
     const double sd = std::sqrt(bound / kProbes);
     EXPECT_LT(double(positives) / kProbes, bound + 4 * sd);
+}
+
+// Four threads reserve one item at a time in a fixed-size object of 1000:
+// exactly 1000 reservations succeed, and each adder that then finds its item
+// already held gives its reservation back.
+TEST(HeldItems, ConcurrentReservationsStopAtTheCapacity) {
+    sh::FileHeader h{};
+    const sh::Series fixed{1000, 0.01, 0};
+    std::atomic<int> reserved{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&] {
+            for (int i = 0; i < 400; ++i)
+                if (sh::reserve_items(&h, fixed, 1).outcome == sh::Room::fits) ++reserved;
+        });
+    for (std::thread& t : threads) t.join();
+    EXPECT_EQ(reserved.load(), 1000);
+    EXPECT_EQ(sh::load_held(&h), 1000u);
+    EXPECT_EQ(sh::reserve_items(&h, fixed, 1).outcome, sh::Room::full);
+    sh::settle_items(&h, 10, 4);  // six of ten were held already
+    EXPECT_EQ(sh::load_held(&h), 994u);
+    sh::release_items(&h, 2000);
+    EXPECT_EQ(sh::load_held(&h), 0u);
+}
+
+TEST(HeldItems, GrowthPublishesSubfilters) {
+    sh::FileHeader h{};
+    const sh::Series s{100, 0.01, 2};
+    EXPECT_EQ(sh::load_subfilters(&h), 1u);  // a file of an earlier build: one
+    ASSERT_EQ(sh::reserve_items(&h, s, 100).outcome, sh::Room::fits);
+    const sh::Room room = sh::reserve_items(&h, s, 1);
+    ASSERT_EQ(room.outcome, sh::Room::grow);
+    EXPECT_EQ(room.grow_to, 2u);
+    EXPECT_EQ(sh::load_held(&h), 100u);  // nothing reserved by a refusal
+    sh::publish_subfilters(&h, room.grow_to);
+    sh::publish_subfilters(&h, 1);  // a late publisher of a smaller count changes nothing
+    EXPECT_EQ(sh::load_subfilters(&h), 2u);
+    EXPECT_EQ(sh::reserve_items(&h, s, 200).outcome, sh::Room::fits);
+    EXPECT_EQ(sh::load_held(&h), 300u);
+    sh::clear_items(&h);
+    EXPECT_EQ(sh::load_held(&h), 0u);
+    EXPECT_EQ(sh::load_subfilters(&h), 2u);
 }
 
 }  // namespace
