@@ -29,8 +29,9 @@ uint64_t payload_bytes(const std::vector<Subfilter>& subs) {
     return subs.empty() ? 0 : subs.back().offset + subs.back().g.counter_bytes();
 }
 
-StoredGeometry to_stored(const cbf::Geometry& g) {
+StoredGeometry to_stored(const cbf::Geometry& g, uint32_t expansion) {
     StoredGeometry s{};
+    s.expansion = expansion;
     s.k = g.k;
     s.scheme = g.scheme;
     s.m = g.m;
@@ -42,7 +43,7 @@ StoredGeometry to_stored(const cbf::Geometry& g) {
 
 cbf::Geometry from_blob(const uint8_t* blob) {
     StoredGeometry s;
-    memcpy(&s, blob, sizeof s);
+    memcpy(&s, blob, kStoredBytesWithoutExpansion);
     cbf::Geometry g;
     g.k = s.k;
     g.scheme = s.scheme;
@@ -53,9 +54,18 @@ cbf::Geometry from_blob(const uint8_t* blob) {
     return g;
 }
 
+shared::Series series_of(const uint8_t* blob, uint32_t len) {
+    StoredGeometry s{};
+    memcpy(&s, blob, len == sizeof s ? sizeof s : kStoredBytesWithoutExpansion);
+    return shared::Series{s.capacity, s.fpr, s.expansion};
+}
+
 void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t payload_bytes) {
-    if (len != sizeof(StoredGeometry))
+    if (len != sizeof(StoredGeometry) && len != kStoredBytesWithoutExpansion)
         fail(Errc::corrupted, "shared object \"%s\": counting filter geometry has %u bytes", label, len);
+    if (series_of(blob, len).expansion > shared::kMaxExpansion)
+        fail(Errc::corrupted, "shared object \"%s\": expansion %u is out of range", label,
+             series_of(blob, len).expansion);
     cbf::Geometry g = from_blob(blob);
     shared::naming(label, [&] { cbf::check_geometry(g, cbf::kMaxCounters, Errc::corrupted); });
     if (g.counter_bytes() != payload_bytes)
@@ -64,10 +74,11 @@ void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t pay
 }
 
 bool describe(const uint8_t* blob, uint32_t len, Description* out) noexcept {
-    if (len != sizeof(StoredGeometry)) return false;
+    if (len != sizeof(StoredGeometry) && len != kStoredBytesWithoutExpansion) return false;
     const cbf::Geometry g = from_blob(blob);
     out->capacity = g.capacity;
     out->fpr = g.fpr;
+    out->expansion = series_of(blob, len).expansion;
     out->m = g.m;
     out->k = g.k;
     return true;

@@ -38,6 +38,9 @@ inline uint64_t load_held(const FileHeader* h) { return __atomic_load_n(&h->held
 // when reserved, otherwise what room_for says (grow or full) and nothing
 // reserved.
 Room reserve_items(FileHeader* h, const Series& s, uint64_t more);
+// Counts `more` items without a limit: an object that takes adds past its
+// capacity (a scaling one, until it grows; one of unknown capacity).
+inline void count_items(FileHeader* h, uint64_t more) { __atomic_fetch_add(&h->held, more, __ATOMIC_ACQ_REL); }
 // Gives back the part of a reservation the adds did not use.
 void settle_items(FileHeader* h, uint64_t reserved, uint64_t used);
 // Items that left the filter (a counting filter's removes); held stays >= 0.

@@ -30,6 +30,8 @@ constexpr double kTightening = 0.5;
 // Bounds of the expansion argument: 0 (fixed size), or 1 (sub-filters of one
 // size) to kMaxExpansion.
 constexpr uint32_t kMaxExpansion = 16;
+// The expansion of objects created without one.
+constexpr uint32_t kDefaultExpansion = 2;
 // Sub-filters an object may have. The byte size of the object is the real
 // bound (checked by the caller against its limit); this one keeps every
 // capacity and fpr of the series representable (r^64 is about 5e-20).

@@ -260,12 +260,6 @@ struct ObjectFile {
     std::string name;
     uint64_t file_id;
     uint64_t created_run;
-    // Scaling and fixed-size filters (shared/held_items.hpp): the sub-filters
-    // published (0 in files of earlier builds: one) and the items held,
-    // reservations of adds in flight included (0 in files of earlier builds:
-    // none counted).
-    alignas(64) uint32_t subfilters;
-    uint64_t held;
 };
 std::vector<ObjectFile> object_files(const std::string& dir);
 
