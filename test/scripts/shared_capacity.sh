@@ -3,7 +3,10 @@
 # pgbench clients add 1,000 distinct keys, half transactionally, half
 # immediately, to a counting and a Bloom filter of capacity 600 each. Room is
 # reserved atomically, so exactly 600 adds of each object succeed, the other
-# 400 are refused with 53400, and the objects count 600 items held.
+# 400 are refused with 53400, and the objects count 600 items held. Then a
+# backend killed (SIGKILL) while its transaction holds reservations: its adds
+# never arrive, and the room stays reserved (the object refuses early, never
+# late).
 set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
@@ -45,4 +48,20 @@ check "both hold 600 items" \
 check "the accepted keys are in the filters, the refused ones are not" \
     "SELECT bool_and(shared_cbf_contains('cap_cbf', k) = (cbf = 'ok'))
         AND bool_and(shared_bloom_contains('cap_bf', k) = (bf = 'ok')) FROM outcomes"
+# The kill: a transaction reserves room for 5 items, then sleeps; its backend
+# is killed once it sleeps (pg_stat_activity shows the wait).
+q "SELECT shared_cbf_create('kill_cbf', 10, 1e-9, expansion => 0)" >/dev/null
+psql -X -q -c "BEGIN; SELECT shared_cbf_add_many('kill_cbf', ARRAY[1, 2, 3, 4, 5]); SELECT pg_sleep(60)" \
+    >"$WORK/killed.out" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 100); do
+    [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE '%kill_cbf%'")" = 1 ] &&
+        break
+    sleep 0.1
+done
+sigkill_backend "pg_sleep(60)" 0
+check "the killed transaction's adds never arrived" "SELECT NOT shared_cbf_contains('kill_cbf', 1)"
+check "its reservations stay counted" "SELECT items_held = 5 FROM shared_objects WHERE name = 'kill_cbf'"
+check "the object takes what is left of its capacity" "SELECT shared_cbf_add_many('kill_cbf', ARRAY[6, 7, 8, 9, 10]) = 5"
+check_error "then refuses, early" "is full: its capacity is 10 items" "SELECT shared_cbf_add('kill_cbf', 11)"
 echo "shared_capacity: all checks passed"
