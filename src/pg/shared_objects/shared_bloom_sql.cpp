@@ -182,7 +182,15 @@ uint64 apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
         e, hashes, n, [&](const sketch::Hash128& x) { return sb::insert_atomic(p.g, e->map.payload(), x); }));
 }
 
-sh::Series series_of(const ss::Entry* e) { return geometry(e).series(); }
+// The object's series; its geometry parsed when it was opened, so this does
+// not fail (if it did: capacity unknown, nothing refused).
+sh::Series series_of(const ss::Entry* e) {
+    try {
+        return geometry(e).series();
+    } catch (...) {
+        return sh::Series{};
+    }
+}
 
 constexpr ss::AddOps kAddOps{apply_adds, series_of, false};
 
