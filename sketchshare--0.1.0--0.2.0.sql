@@ -217,6 +217,80 @@ END
 $$;
 ALTER TABLE sketchshare_shared.grants ALTER COLUMN grantee TYPE regrole;
 
+-- Fixed-size shared filters (issue 24, part 2): the expansion argument of shared_bloom_create and
+-- shared_cbf_create, and expansion and items_held in shared_objects
+-- The old forms are renamed, not dropped, until the EXECUTE grants a superuser gave on them
+-- are listed in a warning with the statements that give them on the new ones (a grant made by
+-- this script would count as the extension's own privilege, which pg_dump leaves out).
+ALTER FUNCTION shared_bloom_create(text, bigint, float8, text) RENAME TO sketchshare_old_bloom_create;
+ALTER FUNCTION shared_bloom_create(text, bigint, float8, boolean, text) RENAME TO sketchshare_old_bloom_create_ine;
+ALTER FUNCTION shared_cbf_create(text, bigint, float8) RENAME TO sketchshare_old_cbf_create;
+ALTER FUNCTION shared_cbf_create(text, bigint, float8, boolean) RENAME TO sketchshare_old_cbf_create_ine;
+
+CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8 DEFAULT 0.01, expansion int DEFAULT 2)
+RETURNS void AS 'MODULE_PATHNAME', 'shared_cbf_create' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, int) IS
+'Creates a shared counting Bloom filter sized for capacity items at false-positive rate fpr (expansion 0: a fixed size that refuses adds past capacity); owned by the current role';
+-- Creating reserves disk space: a privilege a superuser grants
+-- (docs/shared-objects.md, Privileges), as for every create function.
+REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, int) FROM PUBLIC;
+
+CREATE FUNCTION shared_bloom_create(name text, n bigint, fpr float8, layout text DEFAULT NULL, expansion int DEFAULT 2)
+RETURNS void AS 'MODULE_PATHNAME', 'shared_bloom_create' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION shared_bloom_create(text, bigint, float8, text, int) IS
+'Creates a shared Bloom filter sized for n items at false-positive rate fpr, in a layout as bloom_empty takes it (NULL: the SIMD layout that needs least memory); expansion 0: a fixed size that refuses adds past n';
+REVOKE EXECUTE ON FUNCTION shared_bloom_create(text, bigint, float8, text, int) FROM PUBLIC;
+
+CREATE FUNCTION shared_bloom_create(name text, n bigint, fpr float8, if_not_exists boolean, layout text DEFAULT NULL,
+                                    expansion int DEFAULT 2)
+RETURNS boolean AS 'MODULE_PATHNAME', 'shared_bloom_create_if_not_exists' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION shared_bloom_create(text, bigint, float8, boolean, text, int) IS
+'shared_bloom_create; with if_not_exists, a name already taken gives a notice and false instead of an error; true when it created';
+REVOKE EXECUTE ON FUNCTION shared_bloom_create(text, bigint, float8, boolean, text, int) FROM PUBLIC;
+
+CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8, if_not_exists boolean, expansion int DEFAULT 2)
+RETURNS boolean AS 'MODULE_PATHNAME', 'shared_cbf_create_if_not_exists' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, int) IS
+'shared_cbf_create; with if_not_exists, a name already taken gives a notice and false instead of an error; true when it created';
+REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, int) FROM PUBLIC;
+
+DO $$
+DECLARE
+    m record;
+    g record;
+BEGIN
+    FOR m IN SELECT * FROM (VALUES
+        ('sketchshare_old_bloom_create(text, bigint, float8, text)', 'shared_bloom_create(text, bigint, float8, text, int)'),
+        ('sketchshare_old_bloom_create_ine(text, bigint, float8, boolean, text)',
+         'shared_bloom_create(text, bigint, float8, boolean, text, int)'),
+        ('sketchshare_old_cbf_create(text, bigint, float8)', 'shared_cbf_create(text, bigint, float8, int)'),
+        ('sketchshare_old_cbf_create_ine(text, bigint, float8, boolean)',
+         'shared_cbf_create(text, bigint, float8, boolean, int)')) AS t(old, new)
+    LOOP
+        FOR g IN SELECT a.grantee FROM pg_catalog.pg_proc p, pg_catalog.aclexplode(p.proacl) a
+                 WHERE p.oid OPERATOR(pg_catalog.=) m.old::pg_catalog.regprocedure
+                   AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE'
+                   AND a.grantee OPERATOR(pg_catalog.<>) p.proowner
+        LOOP
+            RAISE WARNING 'the update replaces a create function on which a role had EXECUTE: give it again'
+                USING DETAIL = pg_catalog.format('GRANT EXECUTE ON FUNCTION %s TO %s;', m.new,
+                    CASE WHEN g.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
+                         ELSE g.grantee::pg_catalog.regrole::pg_catalog.text END);
+        END LOOP;
+        EXECUTE pg_catalog.format('DROP FUNCTION %s', m.old);
+    END LOOP;
+END
+$$;
+
+DROP FUNCTION sketchshare_shared.file_info(text);
+CREATE FUNCTION sketchshare_shared.file_info(name text,
+    OUT bytes bigint, OUT frozen boolean, OUT ops bigint, OUT capacity bigint, OUT fpr float8,
+    OUT layout text, OUT m bigint, OUT k int, OUT status text, OUT expansion int, OUT items_held bigint)
+AS 'MODULE_PATHNAME', 'shared_file_info'
+LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION sketchshare_shared.file_info(text) IS
+'sketchshare: facts read from a shared object''s file header (status says why a file is unusable)';
+
 -- A missing file of an object with an image (a restored dump's, before its
 -- first use) is no damage: its status says what its first use does.
 -- Each role sees the objects it has some right on: those of roles whose
@@ -225,7 +299,7 @@ ALTER TABLE sketchshare_shared.grants ALTER COLUMN grantee TYPE regrole;
 -- barrier: a condition of the caller's query sees only those rows.
 CREATE VIEW shared_objects WITH (security_barrier) AS
 SELECT o.name, o.kind, o.owner::regrole AS owner, i.bytes, i.frozen, o.readonly,
-       i.capacity, i.fpr, i.layout, i.m, i.k, i.ops,
+       i.capacity, i.fpr, i.expansion, i.items_held, i.layout, i.m, i.k, i.ops,
        CASE WHEN o.image IS NOT NULL AND i.status OPERATOR(pg_catalog.~~) '% is missing'
             THEN 'missing: written from its image at first use' ELSE i.status END AS status,
        o.created
@@ -237,7 +311,7 @@ WHERE (SELECT h.db FROM sketchshare_shared.home h) OPERATOR(pg_catalog.=)
        OR EXISTS (SELECT FROM sketchshare_shared.grants g
                   WHERE g.name OPERATOR(pg_catalog.=) o.name AND pg_catalog.pg_has_role(g.grantee, 'USAGE')));
 COMMENT ON VIEW shared_objects IS
-'Shared objects of this database that the current role owns or was granted (superusers: all): name, kind, owner, file size, frozen, read-only (attached), geometry (capacity, fpr, layout, m = counters or bits, k = hashes), write calls so far, and the file''s status';
+'Shared objects of this database that the current role owns or was granted (superusers: all): name, kind, owner, file size, frozen, read-only (attached), geometry (capacity, fpr, expansion: 0 for a fixed size, layout, m = counters or bits, k = hashes), items held (Bloom and counting filters), write calls so far, and the file''s status';
 GRANT SELECT ON shared_objects TO PUBLIC;
 
 -- pg_dump writes the rows of objects and grants (not home: the database a

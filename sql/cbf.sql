@@ -297,3 +297,8 @@ SELECT cbf_agg_trans(NULL, 1, 100);
 SELECT cbf_agg_combine(cbf_empty(10), cbf_empty(10));
 SELECT cbf_union_trans(cbf_empty(10), cbf_empty(10));
 SELECT cbf_agg_final(cbf_empty(10));
+
+-- past capacity: a filter whose rate passes the one asked for gets one warning
+-- per value (per group here), not per row; one within it gets none
+SELECT g, cbf_count(cbf_agg(i, 100, 0.01)) > 0 AS built
+FROM generate_series(1, 2) g, generate_series(1, 100 + (g - 1) * 400) i GROUP BY g ORDER BY g;

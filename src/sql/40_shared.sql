@@ -120,7 +120,7 @@ COMMENT ON EVENT TRIGGER sketchshare_load_before_drop IS
 
 CREATE FUNCTION sketchshare_shared.file_info(name text,
     OUT bytes bigint, OUT frozen boolean, OUT ops bigint, OUT capacity bigint, OUT fpr float8,
-    OUT layout text, OUT m bigint, OUT k int, OUT status text)
+    OUT layout text, OUT m bigint, OUT k int, OUT status text, OUT expansion int, OUT items_held bigint)
 AS 'MODULE_PATHNAME', 'shared_file_info'
 LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION sketchshare_shared.file_info(text) IS
@@ -134,7 +134,7 @@ COMMENT ON FUNCTION sketchshare_shared.file_info(text) IS
 -- barrier: a condition of the caller's query sees only those rows.
 CREATE VIEW shared_objects WITH (security_barrier) AS
 SELECT o.name, o.kind, o.owner::regrole AS owner, i.bytes, i.frozen, o.readonly,
-       i.capacity, i.fpr, i.layout, i.m, i.k, i.ops,
+       i.capacity, i.fpr, i.expansion, i.items_held, i.layout, i.m, i.k, i.ops,
        CASE WHEN o.image IS NOT NULL AND i.status OPERATOR(pg_catalog.~~) '% is missing'
             THEN 'missing: written from its image at first use' ELSE i.status END AS status,
        o.created
@@ -146,7 +146,7 @@ WHERE (SELECT h.db FROM sketchshare_shared.home h) OPERATOR(pg_catalog.=)
        OR EXISTS (SELECT FROM sketchshare_shared.grants g
                   WHERE g.name OPERATOR(pg_catalog.=) o.name AND pg_catalog.pg_has_role(g.grantee, 'USAGE')));
 COMMENT ON VIEW shared_objects IS
-'Shared objects of this database that the current role owns or was granted (superusers: all): name, kind, owner, file size, frozen, read-only (attached), geometry (capacity, fpr, layout, m = counters or bits, k = hashes), write calls so far, and the file''s status';
+'Shared objects of this database that the current role owns or was granted (superusers: all): name, kind, owner, file size, frozen, read-only (attached), geometry (capacity, fpr, expansion: 0 for a fixed size, layout, m = counters or bits, k = hashes), items held (Bloom and counting filters), write calls so far, and the file''s status';
 GRANT SELECT ON shared_objects TO PUBLIC;
 
 -- ---- every kind ----
@@ -188,13 +188,13 @@ COMMENT ON FUNCTION shared_attach(text, text) IS
 
 -- ---- counting Bloom filters ----
 
-CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8 DEFAULT 0.01) RETURNS void
-AS 'MODULE_PATHNAME', 'shared_cbf_create' LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8) IS
-'Creates a shared counting Bloom filter sized for capacity items at false-positive rate fpr; owned by the current role';
+CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8 DEFAULT 0.01, expansion int DEFAULT 2)
+RETURNS void AS 'MODULE_PATHNAME', 'shared_cbf_create' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, int) IS
+'Creates a shared counting Bloom filter sized for capacity items at false-positive rate fpr (expansion 0: a fixed size that refuses adds past capacity); owned by the current role';
 -- Creating reserves disk space: a privilege a superuser grants
 -- (docs/shared-objects.md, Privileges), as for every create function.
-REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, int) FROM PUBLIC;
 
 CREATE FUNCTION shared_create_from(name text, value cbf) RETURNS void
 AS 'MODULE_PATHNAME', 'shared_cbf_create_from' LANGUAGE C VOLATILE STRICT;
@@ -268,11 +268,11 @@ COMMENT ON FUNCTION shared_cbf_stats(text) IS
 
 -- ---- Bloom filters ----
 
-CREATE FUNCTION shared_bloom_create(name text, n bigint, fpr float8, layout text DEFAULT NULL) RETURNS void
-AS 'MODULE_PATHNAME', 'shared_bloom_create' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION shared_bloom_create(text, bigint, float8, text) IS
-'Creates a shared Bloom filter sized for n items at false-positive rate fpr, in a layout as bloom_empty takes it (NULL: the SIMD layout that needs least memory)';
-REVOKE EXECUTE ON FUNCTION shared_bloom_create(text, bigint, float8, text) FROM PUBLIC;
+CREATE FUNCTION shared_bloom_create(name text, n bigint, fpr float8, layout text DEFAULT NULL, expansion int DEFAULT 2)
+RETURNS void AS 'MODULE_PATHNAME', 'shared_bloom_create' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION shared_bloom_create(text, bigint, float8, text, int) IS
+'Creates a shared Bloom filter sized for n items at false-positive rate fpr, in a layout as bloom_empty takes it (NULL: the SIMD layout that needs least memory); expansion 0: a fixed size that refuses adds past n';
+REVOKE EXECUTE ON FUNCTION shared_bloom_create(text, bigint, float8, text, int) FROM PUBLIC;
 
 CREATE FUNCTION shared_create_from(name text, value bloom) RETURNS void
 AS 'MODULE_PATHNAME', 'shared_bloom_create_from' LANGUAGE C VOLATILE STRICT;
@@ -331,17 +331,18 @@ COMMENT ON FUNCTION shared_bloom_stats(text) IS
 -- literal still resolves to the layout, and after cbf's fpr, which an untyped
 -- literal ('NaN') could otherwise give either overload.
 
-CREATE FUNCTION shared_bloom_create(name text, n bigint, fpr float8, if_not_exists boolean, layout text DEFAULT NULL)
+CREATE FUNCTION shared_bloom_create(name text, n bigint, fpr float8, if_not_exists boolean, layout text DEFAULT NULL,
+                                    expansion int DEFAULT 2)
 RETURNS boolean AS 'MODULE_PATHNAME', 'shared_bloom_create_if_not_exists' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION shared_bloom_create(text, bigint, float8, boolean, text) IS
+COMMENT ON FUNCTION shared_bloom_create(text, bigint, float8, boolean, text, int) IS
 'shared_bloom_create; with if_not_exists, a name already taken gives a notice and false instead of an error; true when it created';
-REVOKE EXECUTE ON FUNCTION shared_bloom_create(text, bigint, float8, boolean, text) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION shared_bloom_create(text, bigint, float8, boolean, text, int) FROM PUBLIC;
 
-CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8, if_not_exists boolean)
+CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8, if_not_exists boolean, expansion int DEFAULT 2)
 RETURNS boolean AS 'MODULE_PATHNAME', 'shared_cbf_create_if_not_exists' LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, boolean) IS
+COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, int) IS
 'shared_cbf_create; with if_not_exists, a name already taken gives a notice and false instead of an error; true when it created';
-REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, boolean) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, int) FROM PUBLIC;
 
 CREATE FUNCTION shared_bloom_contains_many(name text, items anyarray) RETURNS boolean[]
 AS 'MODULE_PATHNAME', 'shared_bloom_contains_many' LANGUAGE C VOLATILE PARALLEL SAFE;

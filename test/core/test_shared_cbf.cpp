@@ -57,7 +57,7 @@ protected:
         char tmpl[] = "/tmp/sketch-shared-cbf-test.XXXXXX";
         ASSERT_NE(mkdtemp(tmpl), nullptr);
         dir = tmpl;
-        const sketch::shared_cbf::StoredGeometry stored = sketch::shared_cbf::to_stored(g);
+        const sketch::shared_cbf::StoredGeometry stored = sketch::shared_cbf::to_stored(g, 0);
         sh::CreateSpec s{};
         s.kind = sh::Kind::cbf;
         s.geometry = reinterpret_cast<const uint8_t*>(&stored);

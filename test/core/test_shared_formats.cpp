@@ -36,8 +36,11 @@ std::string corrupted_message(F f) {
 
 TEST(SharedBloomFormat, RoundTripAndPayload) {
     const sb::Geometry g = sb::capacity_for(100000, 0.01, sb::parse_layout("fast_multiblock32<7>"));
-    const sbf::StoredGeometry s = sbf::to_stored(g, 42, 100000, 0.01);
+    const sbf::StoredGeometry s = sbf::to_stored(g, 42, 100000, 0.01, 2);
     const sbf::Geometry p = sbf::parse(bytes_of(&s), sizeof s, "f");
+    EXPECT_EQ(p.expansion, 2u);
+    // a 0.1.0 file's geometry ends before the expansion: a fixed-size object
+    EXPECT_EQ(sbf::parse(bytes_of(&s), sbf::kStoredBytesWithoutExpansion, "f").expansion, 0u);
     EXPECT_EQ(p.g.bytes, g.bytes);
     EXPECT_EQ(sb::format_layout(p.g.layout), sb::format_layout(g.layout));
     EXPECT_EQ(p.seed, 42u);
@@ -53,6 +56,7 @@ TEST(SharedBloomFormat, RoundTripAndPayload) {
     ASSERT_TRUE(sbf::describe(bytes_of(&s), sizeof s, &d));
     EXPECT_EQ(d.capacity, 100000u);
     EXPECT_EQ(d.fpr, 0.01);
+    EXPECT_EQ(d.expansion, 2u);
     EXPECT_EQ(d.layout, sb::format_layout(g.layout));
     EXPECT_EQ(d.m, g.bits());
     EXPECT_EQ(d.k, g.layout.k * g.layout.kp);
@@ -60,12 +64,16 @@ TEST(SharedBloomFormat, RoundTripAndPayload) {
 
 TEST(SharedBloomFormat, DamageRefused) {
     const sb::Geometry g = sb::capacity_for(1000, 0.01, sb::parse_layout("fast_multiblock32<7>"));
-    sbf::StoredGeometry s = sbf::to_stored(g, 1, 1000, 0.01);
+    sbf::StoredGeometry s = sbf::to_stored(g, 1, 1000, 0.01, 0);
     const uint64_t payload = sbf::payload_bytes(g);
     std::string m = corrupted_message([&] { sbf::validate("obj", bytes_of(&s), sizeof s, payload + 8); });
     EXPECT_NE(m.find("shared object \"obj\""), std::string::npos) << m;
     m = corrupted_message([&] { sbf::validate("obj", bytes_of(&s), sizeof s - 1, payload); });
-    EXPECT_NE(m.find("geometry has 47 bytes"), std::string::npos) << m;
+    EXPECT_NE(m.find("geometry has 55 bytes"), std::string::npos) << m;
+    s.expansion = sketch::shared::kMaxExpansion + 1;
+    m = corrupted_message([&] { sbf::parse(bytes_of(&s), sizeof s, "obj"); });
+    EXPECT_NE(m.find("expansion 17 is out of range"), std::string::npos) << m;
+    s.expansion = 0;
     s.header[0] = 99;  // format version
     m = corrupted_message([&] { sbf::parse(bytes_of(&s), sizeof s, "obj"); });
     EXPECT_NE(m.find("shared object \"obj\""), std::string::npos) << m;
@@ -77,8 +85,13 @@ TEST(SharedBloomFormat, DamageRefused) {
 
 TEST(SharedCbfFormat, RoundTripAndPayload) {
     const sketch::cbf::Geometry g = sketch::cbf::geometry_for(50000, 0.001, sketch::cbf::kMaxCounters, 9);
-    const scf::StoredGeometry s = scf::to_stored(g);
+    const scf::StoredGeometry s = scf::to_stored(g, 3);
     const sketch::cbf::Geometry r = scf::from_blob(bytes_of(&s));
+    EXPECT_EQ(scf::series_of(bytes_of(&s), sizeof s).expansion, 3u);
+    EXPECT_EQ(scf::series_of(bytes_of(&s), sizeof s).n, 50000u);
+    // a 0.1.0 file's geometry ends before the expansion: a fixed-size object
+    EXPECT_EQ(scf::series_of(bytes_of(&s), scf::kStoredBytesWithoutExpansion).expansion, 0u);
+    EXPECT_NO_THROW(scf::validate("c", bytes_of(&s), scf::kStoredBytesWithoutExpansion, g.counter_bytes()));
     EXPECT_TRUE(r.compatible(g));
     EXPECT_EQ(r.capacity, g.capacity);
     EXPECT_EQ(r.fpr, g.fpr);
@@ -87,17 +100,22 @@ TEST(SharedCbfFormat, RoundTripAndPayload) {
     ASSERT_TRUE(scf::describe(bytes_of(&s), sizeof s, &d));
     EXPECT_EQ(d.capacity, 50000u);
     EXPECT_EQ(d.fpr, 0.001);
+    EXPECT_EQ(d.expansion, 3u);
     EXPECT_EQ(d.m, g.m);
     EXPECT_EQ(d.k, g.k);
 }
 
 TEST(SharedCbfFormat, DamageRefused) {
     const sketch::cbf::Geometry g = sketch::cbf::geometry_for(1000, 0.01);
-    scf::StoredGeometry s = scf::to_stored(g);
+    scf::StoredGeometry s = scf::to_stored(g, 0);
     std::string m = corrupted_message([&] { scf::validate("obj", bytes_of(&s), sizeof s, g.counter_bytes() + 1); });
     EXPECT_NE(m.find("shared object \"obj\""), std::string::npos) << m;
     m = corrupted_message([&] { scf::validate("obj", bytes_of(&s), sizeof s + 8, g.counter_bytes()); });
-    EXPECT_NE(m.find("geometry has 48 bytes"), std::string::npos) << m;
+    EXPECT_NE(m.find("geometry has 56 bytes"), std::string::npos) << m;
+    s.expansion = sketch::shared::kMaxExpansion + 1;
+    m = corrupted_message([&] { scf::validate("obj", bytes_of(&s), sizeof s, g.counter_bytes()); });
+    EXPECT_NE(m.find("expansion 17 is out of range"), std::string::npos) << m;
+    s.expansion = 0;
     s.m = 1000;  // not a power of two
     m = corrupted_message([&] { scf::validate("obj", bytes_of(&s), sizeof s, 500); });
     EXPECT_NE(m.find("shared object \"obj\""), std::string::npos) << m;

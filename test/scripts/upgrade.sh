@@ -9,7 +9,7 @@ set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
 fresh=sketchshare_upgrade_fresh
-start_test sketchshare_upgrade "DROP DATABASE IF EXISTS $fresh"
+start_test sketchshare_upgrade "DROP DATABASE IF EXISTS $fresh" "DROP ROLE IF EXISTS sketchshare_upgrade_loader"
 current=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$SKETCH_ROOT/sketchshare.control")
 
 q "DROP EXTENSION sketchshare" >/dev/null
@@ -68,7 +68,15 @@ SQL
 answers >"$WORK/before" || fail "reading the 0.1.0 values"
 [ "$(wc -l <"$WORK/before")" -ge 12 ] || { cat "$WORK/before"; fail "too few answers"; }
 
-q "ALTER EXTENSION sketchshare UPDATE" >/dev/null
+# A superuser's grant of creation on a create function whose signature the
+# update changes: the update warns with the statement that gives it again.
+q "CREATE ROLE sketchshare_upgrade_loader" >/dev/null
+q "GRANT EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8) TO sketchshare_upgrade_loader" >/dev/null
+psql -X -q -v ON_ERROR_STOP=1 -c "ALTER EXTENSION sketchshare UPDATE" >"$WORK/update.out" 2>&1 ||
+    { cat "$WORK/update.out"; fail "ALTER EXTENSION UPDATE"; }
+grep -q "GRANT EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, int) TO sketchshare_upgrade_loader;" \
+    "$WORK/update.out" || { cat "$WORK/update.out"; fail "the update did not name the grant to give again"; }
+echo "ok: the update names the grant to give again"
 check "updated to $current" "SELECT extversion = '$current' FROM pg_extension WHERE extname = 'sketchshare'"
 answers >"$WORK/after" || fail "reading the values after the update"
 diff "$WORK/before" "$WORK/after" || fail "answers changed across the update (diff above: before, after)"
@@ -91,6 +99,8 @@ check "... counted once committed" "SELECT shared_cbf_count_of('sc', 7) = 5"
 check "the shared reservoir takes adds" "SELECT shared_reservoir_add('sr', 401) IS NOT NULL AND shared_reservoir_seen('sr') = 401"
 check "new shared objects can be made" \
     "SELECT shared_cbf_create('new', 100) IS NOT NULL AND shared_cbf_add('new', 1) AND shared_drop('new')"
+check "objects made through 0.1.0's definitions by this library take the default expansion" \
+    "SELECT string_agg(name || ':' || expansion, ',' ORDER BY name) = 'sb:2,sc:2' FROM shared_objects WHERE kind <> 'reservoir'"
 
 # The extension's catalog: every member object in full (pg_dump's binary
 # upgrade mode writes the members of extensions, with their comments and

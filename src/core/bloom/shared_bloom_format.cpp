@@ -9,19 +9,39 @@ namespace sketch::shared_bloom {
 
 uint64_t payload_bytes(const bloom::Geometry& g) { return ((g.bytes + 7) & ~uint64_t(7)) + bloom::kTailPad; }
 
-StoredGeometry to_stored(const bloom::Geometry& g, uint64_t seed, uint64_t n, double fpr) {
+std::vector<Subfilter> subfilters(const bloom::Geometry& first, const shared::Series& s, uint32_t count) {
+    std::vector<Subfilter> out;
+    out.reserve(count);
+    uint64_t offset = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        if (i > 0) offset = shared::next_subfilter_offset(offset, payload_bytes(out.back().g));
+        const bloom::Geometry g =
+            i == 0 ? first : bloom::capacity_for(shared::subfilter_capacity(s, i), shared::subfilter_fpr(s, i), first.layout);
+        out.push_back(Subfilter{g, offset});
+    }
+    return out;
+}
+
+uint64_t payload_bytes(const std::vector<Subfilter>& subs) {
+    return subs.empty() ? 0 : subs.back().offset + payload_bytes(subs.back().g);
+}
+
+StoredGeometry to_stored(const bloom::Geometry& g, uint64_t seed, uint64_t n, double fpr, uint32_t expansion) {
     StoredGeometry s{};
     bloom::write_header(s.header, g, seed);
     s.n = n;
     s.fpr = fpr;
+    s.expansion = expansion;
     return s;
 }
 
 Geometry parse(const uint8_t* blob, uint32_t len, const char* label) {
-    if (len != sizeof(StoredGeometry))
+    if (len != sizeof(StoredGeometry) && len != kStoredBytesWithoutExpansion)
         fail(Errc::corrupted, "shared object \"%s\": Bloom filter geometry has %u bytes", label, len);
-    StoredGeometry s;
-    memcpy(&s, blob, sizeof s);
+    StoredGeometry s{};
+    memcpy(&s, blob, len);
+    if (s.expansion > shared::kMaxExpansion)
+        fail(Errc::corrupted, "shared object \"%s\": expansion %u is out of range", label, s.expansion);
     const bloom::Header h =
         shared::naming(label, [&] { return bloom::read_header(s.header, bloom::kHeaderBytes, Errc::corrupted); });
     Geometry out;
@@ -29,6 +49,7 @@ Geometry parse(const uint8_t* blob, uint32_t len, const char* label) {
     out.seed = h.seed;
     out.n = s.n;
     out.fpr = s.fpr;
+    out.expansion = s.expansion;
     return out;
 }
 
@@ -50,6 +71,7 @@ bool describe(const uint8_t* blob, uint32_t len, Description* out) noexcept {
         }
         out->capacity = p.n;
         out->fpr = p.fpr;
+        out->expansion = p.expansion;
         out->layout = std::move(layout);
         out->m = p.g.bits();
         out->k = p.g.layout.k * p.g.layout.kp;

@@ -7,8 +7,31 @@
 
 namespace sketch::shared_cbf {
 
-StoredGeometry to_stored(const cbf::Geometry& g) {
+std::vector<Subfilter> subfilters(const cbf::Geometry& first, const shared::Series& s, uint32_t count) {
+    std::vector<Subfilter> out;
+    out.reserve(count);
+    uint64_t offset = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        if (i > 0) offset = shared::next_subfilter_offset(offset, out.back().g.counter_bytes());
+        const uint64_t capacity = shared::subfilter_capacity(s, i);
+        if (capacity > uint64_t(INT64_MAX))
+            fail(Errc::program_limit, "sub-filter %u of a counting filter would hold more than %lld items", i,
+                 (long long)INT64_MAX);
+        const cbf::Geometry g = i == 0 ? first
+                                       : cbf::geometry_for(int64_t(capacity), shared::subfilter_fpr(s, i),
+                                                           cbf::kMaxCounters, first.seed);
+        out.push_back(Subfilter{g, offset});
+    }
+    return out;
+}
+
+uint64_t payload_bytes(const std::vector<Subfilter>& subs) {
+    return subs.empty() ? 0 : subs.back().offset + subs.back().g.counter_bytes();
+}
+
+StoredGeometry to_stored(const cbf::Geometry& g, uint32_t expansion) {
     StoredGeometry s{};
+    s.expansion = expansion;
     s.k = g.k;
     s.scheme = g.scheme;
     s.m = g.m;
@@ -20,7 +43,7 @@ StoredGeometry to_stored(const cbf::Geometry& g) {
 
 cbf::Geometry from_blob(const uint8_t* blob) {
     StoredGeometry s;
-    memcpy(&s, blob, sizeof s);
+    memcpy(&s, blob, kStoredBytesWithoutExpansion);
     cbf::Geometry g;
     g.k = s.k;
     g.scheme = s.scheme;
@@ -31,9 +54,18 @@ cbf::Geometry from_blob(const uint8_t* blob) {
     return g;
 }
 
+shared::Series series_of(const uint8_t* blob, uint32_t len) {
+    StoredGeometry s{};
+    memcpy(&s, blob, len == sizeof s ? sizeof s : kStoredBytesWithoutExpansion);
+    return shared::Series{s.capacity, s.fpr, s.expansion};
+}
+
 void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t payload_bytes) {
-    if (len != sizeof(StoredGeometry))
+    if (len != sizeof(StoredGeometry) && len != kStoredBytesWithoutExpansion)
         fail(Errc::corrupted, "shared object \"%s\": counting filter geometry has %u bytes", label, len);
+    if (series_of(blob, len).expansion > shared::kMaxExpansion)
+        fail(Errc::corrupted, "shared object \"%s\": expansion %u is out of range", label,
+             series_of(blob, len).expansion);
     cbf::Geometry g = from_blob(blob);
     shared::naming(label, [&] { cbf::check_geometry(g, cbf::kMaxCounters, Errc::corrupted); });
     if (g.blocked())  // no file is made with it yet: its atomic adds do not exist
@@ -44,10 +76,11 @@ void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t pay
 }
 
 bool describe(const uint8_t* blob, uint32_t len, Description* out) noexcept {
-    if (len != sizeof(StoredGeometry)) return false;
+    if (len != sizeof(StoredGeometry) && len != kStoredBytesWithoutExpansion) return false;
     const cbf::Geometry g = from_blob(blob);
     out->capacity = g.capacity;
     out->fpr = g.fpr;
+    out->expansion = series_of(blob, len).expansion;
     out->m = g.m;
     out->k = g.k;
     return true;

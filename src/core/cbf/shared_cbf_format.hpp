@@ -9,6 +9,11 @@
 //       16    8 capacity
 //       24    8 fpr
 //       32    8 hash seed
+//       40    4 expansion (shared/scaling.hpp; 0: fixed size)
+//       44    4 (padding)
+//
+// Files of 0.1.0 end the geometry at the seed (40 bytes): they read as
+// fixed-size objects (expansion 0).
 //
 // The payload is the counters, m / 2 bytes.
 #pragma once
@@ -16,7 +21,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <vector>
+
 #include "cbf/cbf.hpp"
+#include "shared/scaling.hpp"
 
 namespace sketch::shared_cbf {
 
@@ -28,23 +36,44 @@ struct StoredGeometry {
     uint64_t capacity;
     double fpr;
     uint64_t seed;
+    uint32_t expansion;
+    uint32_t pad2;
 };
-static_assert(sizeof(StoredGeometry) == 40, "the stored geometry of existing files");
+static_assert(sizeof(StoredGeometry) == 48, "the stored geometry of existing files");
+// The stored geometry of 0.1.0 files, without the expansion.
+constexpr uint32_t kStoredBytesWithoutExpansion = 40;
 
-StoredGeometry to_stored(const cbf::Geometry& g);
-// The geometry in a blob of sizeof(StoredGeometry) bytes, unchecked (the
-// mapping's validated copy, or one validate accepted).
+StoredGeometry to_stored(const cbf::Geometry& g, uint32_t expansion);
+// The geometry in a blob of either length, unchecked (the mapping's
+// validated copy, or one validate accepted).
 cbf::Geometry from_blob(const uint8_t* blob);
+// Its series of sub-filters (capacity, fpr and expansion; 0 in 0.1.0 files).
+shared::Series series_of(const uint8_t* blob, uint32_t len);
 
 // The kind's shared::GeometryValidator: the length, the geometry
 // (cbf::check_geometry against cbf::kMaxCounters) and the payload's size;
 // throws corrupted naming the object `label`.
 void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t payload_bytes);
 
+// A sub-filter of a scaling object (shared/scaling.hpp): its geometry, and
+// where its counters start in the payload.
+struct Subfilter {
+    cbf::Geometry g;
+    uint64_t offset = 0;
+};
+// The first `count` sub-filters of an object whose first sub-filter is
+// `first`: sub-filter i is geometry_for its capacity and rate in series s,
+// with first's seed (its k follows its rate). Throws program_limit when a
+// sub-filter would pass cbf::kMaxCounters.
+std::vector<Subfilter> subfilters(const cbf::Geometry& first, const shared::Series& s, uint32_t count);
+// The payload that holds them: the last one's offset and counters.
+uint64_t payload_bytes(const std::vector<Subfilter>& subs);
+
 // What the shared_objects view shows of a geometry.
 struct Description {
     uint64_t capacity = 0;
     double fpr = 0;
+    uint32_t expansion = 0;
     uint64_t m = 0;  // counters
     uint32_t k = 0;  // probes per item
 };

@@ -74,6 +74,12 @@ struct FileHeader {
     // version): a file of another run that no committed object names is an
     // orphan, never a create in progress (see the PG face's orphan sweep).
     uint64_t created_run;
+    // Scaling and fixed-size filters (shared/held_items.hpp): the sub-filters
+    // published (0 in files of earlier builds: one) and the items held,
+    // reservations of adds in flight included (0 in files of earlier builds:
+    // none counted).
+    alignas(64) uint32_t subfilters;
+    uint64_t held;
 };
 static_assert(sizeof(FileHeader) <= kOpStripesOffset, "header overflows the op stripes");
 static_assert(kOpStripesOffset + 64 * kOpStripes <= kSlotsOffset, "op stripes overflow the slot table");
@@ -82,6 +88,7 @@ static_assert(offsetof(FileHeader, ops) % 64 == 0, "ops on its own cache line");
 static_assert(offsetof(FileHeader, lock) % 64 == 0, "lock on its own cache line");
 static_assert(offsetof(FileHeader, lock) == 384, "test/scripts/shared_crash.sh writes the writer word at 384");
 static_assert(offsetof(FileHeader, created_run) == 408, "test/scripts/shared_orphans.sh writes created_run at 408");
+static_assert(offsetof(FileHeader, subfilters) % 64 == 0, "the scaling words on their own cache line");
 
 // Checks a kind's geometry blob against payload_bytes; throws a corrupted
 // Error naming `label` when they disagree. Registered once per kind.

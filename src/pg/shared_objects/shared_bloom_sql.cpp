@@ -14,6 +14,7 @@
 #include "array_items.hpp"
 #include "guard.hpp"
 #include "prefetch/prefetch.hpp"
+#include "shared_objects/shared_capacity.hpp"
 #include "shared_objects/shared_items.hpp"
 #include "shared_objects/shared_registry.hpp"
 #include "shared_objects/transactional_adds.hpp"
@@ -55,6 +56,7 @@ void describe(const uint8_t* blob, uint32_t len, ss::GeometryInfo* out) {
     if (!sbf::describe(blob, len, &d)) return;
     out->capacity = int64(d.capacity);
     out->fpr = d.fpr;
+    out->expansion = int32(d.expansion);
     out->layout = layout_text(d.layout);
     out->m = int64(d.m);
     out->k = int32(d.k);
@@ -75,9 +77,9 @@ ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
     return ss::open_cached(fcinfo, PG_GETARG_TEXT_PP(0), kBloom, need);
 }
 
-bool create_with(const char* name, const sb::Geometry& g, uint64_t seed, uint64_t n, double fpr,
+bool create_with(const char* name, const sb::Geometry& g, uint64_t seed, uint64_t n, double fpr, uint32_t expansion,
                  const uint8_t* bits, bool if_not_exists = false) {
-    const sbf::StoredGeometry s = sbf::to_stored(g, seed, n, fpr);
+    const sbf::StoredGeometry s = sbf::to_stored(g, seed, n, fpr, expansion);
     const uint64_t payload = sbf::payload_bytes(g);
     uint8_t* initial = nullptr;
     if (bits != nullptr) {
@@ -123,32 +125,35 @@ bool sketch_pg::shared_bloom_target(const char* name, int len, uint8 need, Prefe
     }
 }
 
-// shared_bloom_create's arguments name, n, fpr and layout (at layout_arg;
-// NULL: the default) make an object; false when the name is taken and
-// if_not_exists.
+// shared_bloom_create's arguments name, n, fpr, layout (at layout_arg;
+// NULL: the default) and expansion (after it) make an object; false when the
+// name is taken and if_not_exists.
 static bool create_from_args(FunctionCallInfo fcinfo, int layout_arg, bool if_not_exists) {
     char name[64];
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);
     const int64 n = PG_GETARG_INT64(1);
     const double fpr = PG_GETARG_FLOAT8(2);
     const char* layout = PG_ARGISNULL(layout_arg) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(layout_arg));
+    const int32 expansion = ss::expansion_arg(fcinfo, layout_arg + 1);
     sb::Geometry g = sketch_pg::guarded([&] {
+        sh::check_expansion(expansion);
         sb::check_n_fpr(double(n), fpr);
         sb::Layout l = layout != nullptr ? sb::parse_layout(layout) : sb::default_layout(uint64_t(n), fpr);
         return sb::capacity_for(uint64_t(n), fpr, l);
     });
-    return create_with(name, g, 0, uint64_t(n), fpr, nullptr, if_not_exists);
+    return create_with(name, g, 0, uint64_t(n), fpr, uint32_t(expansion), nullptr, if_not_exists);
 }
 
 SKETCH_FUNCTION(shared_bloom_create) {
-    if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2)) PG_RETURN_NULL();
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || ss::expansion_arg_is_null(fcinfo, 4)) PG_RETURN_NULL();
     create_from_args(fcinfo, 3, false);
     PG_RETURN_VOID();
 }
 
-// shared_bloom_create(name, n, fpr, if_not_exists [, layout]): whether it created.
+// shared_bloom_create(name, n, fpr, if_not_exists [, layout, expansion]): whether it created.
 SKETCH_FUNCTION(shared_bloom_create_if_not_exists) {
-    if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3)) PG_RETURN_NULL();
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3) || ss::expansion_arg_is_null(fcinfo, 5))
+        PG_RETURN_NULL();
     PG_RETURN_BOOL(create_from_args(fcinfo, 4, PG_GETARG_BOOL(3)));
 }
 
@@ -156,7 +161,8 @@ SKETCH_FUNCTION(shared_bloom_create_from) {
     char name[64];
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);
     Value v = read_value_arg(fcinfo, 1);
-    create_with(name, v.g, v.seed, 0, 0, sketch_pg::bloom_bits(v.v));
+    // a value does not record the n it was sized for: the object's capacity is unknown
+    create_with(name, v.g, v.seed, 0, 0, sh::kDefaultExpansion, sketch_pg::bloom_bits(v.v));
     ss::record_object_items(ss::open_object(name, kBloom, ss::kWrite), v.item, "create a shared object");
     PG_RETURN_VOID();
 }
@@ -165,17 +171,40 @@ namespace {
 
 // At commit, the transaction's adds (transactional_adds.hpp). The geometry
 // parsed when the object was opened parses again; nothing may escape here.
-void apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
+uint64 apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
     Parsed p;
     try {
         p = geometry(e);
     } catch (...) {
-        return;
+        return 0;
     }
-    ss::add_hashes_shared(e, hashes, n, [&](const sketch::Hash128& x) { return sb::insert_atomic(p.g, e->map.payload(), x); });
+    return uint64(ss::add_hashes_shared(
+        e, hashes, n, [&](const sketch::Hash128& x) { return sb::insert_atomic(p.g, e->map.payload(), x); }));
 }
 
-constexpr ss::AddOps kAddOps{apply_adds};
+// The object's series; its geometry parsed when it was opened, so this does
+// not fail (if it did: capacity unknown, nothing refused).
+sh::Series series_of(const ss::Entry* e) {
+    try {
+        return geometry(e).series();
+    } catch (...) {
+        return sh::Series{};
+    }
+}
+
+constexpr ss::AddOps kAddOps{apply_adds, series_of, false};
+
+// Adds n items at once (not transactionally): room for all of them is
+// reserved first, what the items the filter held already did not use is
+// given back after. Returns the new ones.
+int64 add_now(ss::Entry* e, const Parsed& p, const sketch::Hash128* hashes, int n) {
+    ss::reserve_room(e, p.series(), uint64(n));
+    const int64 fresh = ss::add_hashes_shared(e, hashes, n, [&](const sketch::Hash128& x) {
+        return sb::insert_atomic(p.g, e->map.payload(), x);
+    });
+    ss::settle_room(e, uint64(n), uint64(fresh));
+    return fresh;
+}
 
 bool add_in_transaction(ss::Entry* e, const Parsed& p, const sketch::Hash128& h) {
     const auto committed = [&](const sketch::Hash128& x) { return sb::contains_concurrent(p.g, e->map.payload(), x); };
@@ -192,10 +221,7 @@ SKETCH_FUNCTION(shared_bloom_add) {
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, p.seed);
     if (ss::transactional_arg(fcinfo, 2)) PG_RETURN_BOOL(add_in_transaction(e, p, h));
-    const bool fresh = ss::add_hashes_shared(e, &h, 1, [&](const sketch::Hash128& x) {
-        return sb::insert_atomic(p.g, e->map.payload(), x);
-    }) != 0;
-    PG_RETURN_BOOL(fresh);
+    PG_RETURN_BOOL(add_now(e, p, &h, 1) != 0);
 }
 
 SKETCH_FUNCTION(shared_bloom_add_many) {
@@ -212,10 +238,7 @@ SKETCH_FUNCTION(shared_bloom_add_many) {
         PG_RETURN_INT64(fresh);
     }
     // one lock acquisition for the whole batch
-    fresh = ss::add_hashes_shared(e, hashes, count, [&](const sketch::Hash128& x) {
-        return sb::insert_atomic(p.g, e->map.payload(), x);
-    });
-    PG_RETURN_INT64(fresh);
+    PG_RETURN_INT64(add_now(e, p, hashes, count));
 }
 
 SKETCH_FUNCTION(shared_bloom_contains) {
@@ -248,7 +271,10 @@ SKETCH_FUNCTION(shared_bloom_clear) {
     ss::Entry* e = open_arg(fcinfo, ss::kWrite);
     ss::check_mutable(e);
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
-    ss::change_exclusive(e, [&] { memset(e->map.payload(), 0, p.g.bytes); });
+    ss::change_exclusive(e, [&] {
+        memset(e->map.payload(), 0, p.g.bytes);
+        sh::clear_items(e->map.header());
+    });
     PG_RETURN_VOID();
 }
 
@@ -301,10 +327,11 @@ SKETCH_FUNCTION(shared_bloom_stats) {
     char* json = psprintf(
         "{\"layout\": \"%s\", \"k\": %u, \"kp\": %u, \"capacity\": %" PRIu64 ", \"fp_rate\": %.15g, "
         "\"capacity_bits\": %" PRIu64 ", \"bits_set\": %" PRIu64 ", \"fill_ratio\": %.6g, \"count\": %.0f, "
-        "\"estimated_fpr\": %.6g, \"seed\": %" PRId64 ", \"ops\": %" PRIu64 ", \"bytes\": %" PRIu64
+        "\"estimated_fpr\": %.6g, \"expansion\": %u, \"items_held\": %" PRIu64 ", \"seed\": %" PRId64
+        ", \"ops\": %" PRIu64 ", \"bytes\": %" PRIu64
         ", \"mmap_size\": %" PRIu64 ", \"frozen\": %s, \"readonly\": %s, \"lock_recoveries\": %u}",
         f.layout, p.g.layout.k, p.g.layout.kp, p.n, p.fpr, p.g.bits(), set, double(set) / double(p.g.bits()), f.est,
-        f.fpr, int64_t(p.seed), sh::load_ops(e->map.header()), e->map.size, e->map.size,
+        f.fpr, p.expansion, ss::held_items(e), int64_t(p.seed), sh::load_ops(e->map.header()), e->map.size, e->map.size,
         ss::is_frozen(e) ? "true" : "false", e->readonly ? "true" : "false", e->map.lock().recoveries());
     PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }

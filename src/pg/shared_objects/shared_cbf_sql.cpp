@@ -15,6 +15,7 @@
 #include "array_items.hpp"
 #include "guard.hpp"
 #include "prefetch/prefetch.hpp"
+#include "shared_objects/shared_capacity.hpp"
 #include "shared_objects/shared_items.hpp"
 #include "shared_objects/shared_registry.hpp"
 #include "shared_objects/transactional_adds.hpp"
@@ -44,6 +45,7 @@ void describe(const uint8_t* blob, uint32_t len, ss::GeometryInfo* out) {
     if (!scf::describe(blob, len, &d)) return;
     out->capacity = int64(d.capacity);
     out->fpr = d.fpr;
+    out->expansion = int32(d.expansion);
     out->layout = nullptr;
     out->m = int64(d.m);
     out->k = int32(d.k);
@@ -59,24 +61,37 @@ namespace {
 
 // The geometry validated when the file was mapped (sh::Mapping::fixed).
 cbf::Geometry geometry(const ss::Entry* e) { return from_blob(e->map.fixed.geometry); }
+sh::Series series_of(const ss::Entry* e) { return scf::series_of(e->map.fixed.geometry, e->map.fixed.geometry_len); }
 
 ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
     return ss::open_cached(fcinfo, PG_GETARG_TEXT_PP(0), kCbf, need);
 }
 
-bool create_with(const char* name, const cbf::Geometry& g, const uint8_t* counters, bool if_not_exists = false) {
-    const scf::StoredGeometry s = scf::to_stored(g);
+bool create_with(const char* name, const cbf::Geometry& g, uint32_t expansion, const uint8_t* counters,
+                 bool if_not_exists = false) {
+    const scf::StoredGeometry s = scf::to_stored(g, expansion);
     return ss::create_object(name, sh::Kind::cbf, reinterpret_cast<const uint8_t*>(&s), sizeof s, g.counter_bytes(),
                              counters, if_not_exists);
 }
 
-// At commit, the transaction's adds (transactional_adds.hpp).
-void apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
+// At commit, the transaction's adds (transactional_adds.hpp); each one took
+// room.
+uint64 apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
     const cbf::Geometry g = geometry(e);
     ss::add_hashes_shared(e, hashes, n, [&](const sketch::Hash128& x) { return cbf::add_atomic(g, e->map.payload(), x); });
+    return uint64(n);
 }
 
-constexpr ss::AddOps kAddOps{apply_adds};
+constexpr ss::AddOps kAddOps{apply_adds, series_of, true};
+
+// Adds n items at once (not transactionally), room for each reserved first.
+// Returns the ones that were new.
+int64 add_now(ss::Entry* e, const cbf::Geometry& g, const sketch::Hash128* hashes, int n) {
+    ss::reserve_room(e, series_of(e), uint64(n));
+    return ss::add_hashes_shared(e, hashes, n, [&](const sketch::Hash128& x) {
+        return cbf::add_atomic(g, e->map.payload(), x);
+    });
+}
 
 bool add_in_transaction(ss::Entry* e, const cbf::Geometry& g, const sketch::Hash128& h) {
     const auto committed = [&](const sketch::Hash128& x) { return cbf::contains_atomic(g, e->map.payload(), x); };
@@ -96,24 +111,29 @@ bool sketch_pg::shared_cbf_target(const char* name, int len, uint8 need, Prefetc
     return true;
 }
 
-// shared_cbf_create's arguments name, capacity and fpr (at fpr_arg) make
-// an object; false when the name is taken and if_not_exists.
-static bool create_from_args(FunctionCallInfo fcinfo, int fpr_arg, bool if_not_exists) {
+// shared_cbf_create's arguments name, capacity, fpr and expansion (at
+// expansion_arg) make an object; false when the name is taken and
+// if_not_exists.
+static bool create_from_args(FunctionCallInfo fcinfo, int expansion_arg, bool if_not_exists) {
     char name[64];
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);
     const int64 capacity = PG_GETARG_INT64(1);
-    const double fpr = PG_GETARG_FLOAT8(fpr_arg);
-    cbf::Geometry g = sketch_pg::guarded([&] { return cbf::geometry_for(capacity, fpr, cbf::kMaxCounters); });
-    return create_with(name, g, nullptr, if_not_exists);
+    const double fpr = PG_GETARG_FLOAT8(2);
+    const int32 expansion = ss::expansion_arg(fcinfo, expansion_arg);
+    cbf::Geometry g = sketch_pg::guarded([&] {
+        sh::check_expansion(expansion);
+        return cbf::geometry_for(capacity, fpr, cbf::kMaxCounters);
+    });
+    return create_with(name, g, uint32_t(expansion), nullptr, if_not_exists);
 }
 
 SKETCH_FUNCTION(shared_cbf_create) {
-    create_from_args(fcinfo, 2, false);
+    create_from_args(fcinfo, 3, false);
     PG_RETURN_VOID();
 }
 
-// shared_cbf_create(name, capacity, fpr, if_not_exists): whether it created.
-SKETCH_FUNCTION(shared_cbf_create_if_not_exists) { PG_RETURN_BOOL(create_from_args(fcinfo, 2, PG_GETARG_BOOL(3))); }
+// shared_cbf_create(name, capacity, fpr, if_not_exists [, expansion]): whether it created.
+SKETCH_FUNCTION(shared_cbf_create_if_not_exists) { PG_RETURN_BOOL(create_from_args(fcinfo, 4, PG_GETARG_BOOL(3))); }
 
 // Shared objects hold the classic layout only, for now: their adds are
 // atomic per counter (cbf::add_atomic), which the block layout has no form of yet.
@@ -134,7 +154,7 @@ SKETCH_FUNCTION(shared_cbf_create_from) {
                                sketch::Errc::corrupted);
     });
     refuse_blocked(view.g, "create a shared object");
-    create_with(name, view.g, view.counters);
+    create_with(name, view.g, sh::kDefaultExpansion, view.counters);
     ss::record_object_items(ss::open_object(name, kCbf, ss::kWrite), view.item, "create a shared object");
     PG_RETURN_VOID();
 }
@@ -148,10 +168,7 @@ SKETCH_FUNCTION(shared_cbf_add) {
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
     cbf::prefetch(g, e->map.payload(), h);  // the misses overlap the lock acquisition
     if (ss::transactional_arg(fcinfo, 2)) PG_RETURN_BOOL(add_in_transaction(e, g, h));
-    const bool fresh = ss::add_hashes_shared(e, &h, 1, [&](const sketch::Hash128& x) {
-        return cbf::add_atomic(g, e->map.payload(), x);
-    }) != 0;
-    PG_RETURN_BOOL(fresh);
+    PG_RETURN_BOOL(add_now(e, g, &h, 1) != 0);
 }
 
 SKETCH_FUNCTION(shared_cbf_add_many) {
@@ -168,10 +185,7 @@ SKETCH_FUNCTION(shared_cbf_add_many) {
         PG_RETURN_INT64(fresh);
     }
     // one lock acquisition for the whole batch
-    fresh = ss::add_hashes_shared(e, hashes, count, [&](const sketch::Hash128& x) {
-        return cbf::add_atomic(g, e->map.payload(), x);
-    });
-    PG_RETURN_INT64(fresh);
+    PG_RETURN_INT64(add_now(e, g, hashes, count));
 }
 
 SKETCH_FUNCTION(shared_cbf_contains) {
@@ -218,7 +232,10 @@ SKETCH_FUNCTION(shared_cbf_remove) {
     const cbf::Geometry g = geometry(e);
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
     bool removed = false;
-    ss::change_exclusive(e, [&] { removed = cbf::remove(g, e->map.payload(), h); });
+    ss::change_exclusive(e, [&] {
+        removed = cbf::remove(g, e->map.payload(), h);
+        if (removed) sh::release_items(e->map.header(), 1);
+    });
     PG_RETURN_BOOL(removed);
 }
 
@@ -226,7 +243,10 @@ SKETCH_FUNCTION(shared_cbf_clear) {
     ss::Entry* e = open_arg(fcinfo, ss::kWrite);
     ss::check_mutable(e);
     const cbf::Geometry g = geometry(e);
-    ss::change_exclusive(e, [&] { cbf::clear(g, e->map.payload()); });
+    ss::change_exclusive(e, [&] {
+        cbf::clear(g, e->map.payload());
+        sh::clear_items(e->map.header());
+    });
     PG_RETURN_VOID();
 }
 
@@ -288,15 +308,18 @@ SKETCH_FUNCTION(shared_cbf_stats) {
     const double estimate = cbf::estimate_count(g, set);
     char* fpr = float8out_internal(g.fpr);
     char* fill = float8out_internal(double(set) / double(g.m));
+    char* estimated_fpr = float8out_internal(cbf::fill_fpr(g, set));
     char* json = psprintf(
         "{\"capacity\": %llu, \"fp_rate\": %s, \"counters\": %llu, \"hashes\": %u, \"counters_set\": %llu, "
         "\"count\": %lld, \"fill_ratio\": %s, \"saturated\": %llu, \"ops\": %llu, \"bytes\": %llu, "
-        "\"mmap_size\": %llu, \"frozen\": %s, \"readonly\": %s, \"lock_recoveries\": %u}",
+        "\"mmap_size\": %llu, \"frozen\": %s, \"readonly\": %s, \"lock_recoveries\": %u, \"expansion\": %u, "
+        "\"items_held\": %llu, \"estimated_fpr\": %s}",
         (unsigned long long)g.capacity, fpr, (unsigned long long)g.m, g.k, (unsigned long long)set,
         (long long)std::llround(estimate), fill, (unsigned long long)saturated,
         (unsigned long long)sh::load_ops(e->map.header()), (unsigned long long)e->map.size,
         (unsigned long long)e->map.size, ss::is_frozen(e) ? "true" : "false", e->readonly ? "true" : "false",
-        e->map.lock().recoveries());
+        e->map.lock().recoveries(), series_of(e).expansion, (unsigned long long)ss::held_items(e),
+        estimated_fpr);
     PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }
 

@@ -223,7 +223,8 @@ uint64 new_file_id();
 struct GeometryInfo {
     int64 capacity;
     double fpr;
-    const char* layout;  // static string or nullptr
+    int32 expansion = -1;  // filters' (shared/scaling.hpp); -1: not a filter
+    const char* layout;    // static string or nullptr
     int64 m;
     int32 k;
 };

@@ -134,8 +134,8 @@ SKETCH_FUNCTION(shared_attach) {
     PG_RETURN_VOID();
 }
 
-// (bytes, frozen, ops, capacity, fpr, layout, m, k, status) read from the
-// file's header, for the shared_objects view. A file that fails validation
+// (bytes, frozen, ops, capacity, fpr, layout, m, k, status, expansion,
+// items_held) read from the file's header, for the shared_objects view. A file that fails validation
 // gives NULLs and the reason in status; nothing is mapped or locked.
 SKETCH_FUNCTION(shared_file_info) {
     char name[64];
@@ -143,9 +143,9 @@ SKETCH_FUNCTION(shared_file_info) {
     TupleDesc desc;
     if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE) elog(ERROR, "return type must be a row");
     desc = BlessTupleDesc(desc);
-    Datum values[9];
-    bool nulls[9];
-    for (int i = 0; i < 9; ++i) {
+    Datum values[11];
+    bool nulls[11];
+    for (int i = 0; i < 11; ++i) {
         values[i] = 0;
         nulls[i] = true;
     }
@@ -182,6 +182,11 @@ SKETCH_FUNCTION(shared_file_info) {
             nulls[3] = nulls[4] = g.capacity <= 0;
             nulls[4] = nulls[4] || g.fpr != g.fpr;  // NaN: no false-positive rate (reservoirs)
             nulls[6] = nulls[7] = false;
+            if (g.expansion >= 0) {
+                values[9] = Int32GetDatum(g.expansion);
+                values[10] = Int64GetDatum(int64(h.held));
+                nulls[9] = nulls[10] = false;
+            }
         }
         values[8] = CStringGetTextDatum("ok");
     } else {

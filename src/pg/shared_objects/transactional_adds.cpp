@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "shared_objects/registry_internal.hpp"
+#include "shared_objects/shared_capacity.hpp"
 
 extern "C" {
 #include "optimizer/planner.h"
@@ -31,7 +32,8 @@ constexpr uint16 kOverflowClass = 21334;
 // Item flags, kept in the high bits of an item's level word.
 constexpr uint32 kKeyLocked = 1u << 31;  // the item holds its key lock
 constexpr uint32 kIndexed = 1u << 30;    // the item is in the index
-constexpr uint32 kLevelMask = kIndexed - 1;
+constexpr uint32 kReserved = 1u << 29;   // the item reserved room in the object
+constexpr uint32 kLevelMask = kReserved - 1;
 
 struct PendingItem {
     sketch::Hash128 h;
@@ -44,6 +46,7 @@ struct PendingObject {
     uint64 file_id; // the incarnation the adds were made to
     AddOps ops;
     int64 key_locks;       // items holding their key lock
+    int64 reserved;        // room reserved in the object (shared_capacity.hpp)
     int object_lock_level; // level holding the object's lock (row-exclusive), 0: none
     int overflow_level;    // level holding the overflow lock, 0: none
     // Overflowing: the key locks other transactions held when it began.
@@ -139,7 +142,7 @@ void append(uint32 object, const sketch::Hash128& h, uint32 flags) {
     }
     if ((flags & kIndexed) && uint64(indexed + 1) * 2 > slots_mask + 1) grow_index();
     const int64 i = pending_items++;
-    items[i] = PendingItem{h, object, uint32(GetCurrentTransactionNestLevel()) | (flags & kKeyLocked)};
+    items[i] = PendingItem{h, object, uint32(GetCurrentTransactionNestLevel()) | (flags & (kKeyLocked | kReserved))};
     if (flags & kIndexed) index_item(i);
     if (flags & kKeyLocked) objects[object].key_locks++;
 }
@@ -174,10 +177,25 @@ int find_object(const Entry* e) {
 // bounded by the holders' work), and an object dropped meanwhile (its entry
 // let go of or mapping another incarnation) or frozen by this transaction
 // receives nothing.
-void apply_batch(Entry* e, const PendingObject& po, const sketch::Hash128* batch, int n) {
-    po.ops.apply(e, batch, n);
+uint64 apply_batch(Entry* e, const PendingObject& po, const sketch::Hash128* batch, int n) {
+    const uint64 used = po.ops.apply(e, batch, n);
     // ops counts each committed add, as it counts each immediate one
     sketch::shared::add_ops(e->map.header(), lock_owner_id(), uint64(n - 1));
+    return used;
+}
+
+// Whether the object's file is still the one the adds were made to, and
+// writable.
+bool same_object(const PendingObject& po) {
+    const Entry* e = po.entry;
+    return e->loaded && e->file_id == po.file_id && !e->readonly;
+}
+
+// Gives back n of the room the adds reserved (they will not be applied).
+// Never raises.
+void give_back(PendingObject& po, int64 n) {
+    if (same_object(po)) sketch::shared::release_items(po.entry->map.header(), uint64(n));
+    po.reserved -= n;
 }
 
 void apply_all() {
@@ -185,19 +203,24 @@ void apply_all() {
     constexpr int kBatch = 256;
     sketch::Hash128 batch[kBatch];
     for (int o = 0; o < nobjects; ++o) {
-        const PendingObject& po = objects[o];
+        PendingObject& po = objects[o];
         Entry* e = po.entry;
-        if (!e->loaded || e->file_id != po.file_id || e->readonly || is_frozen(e)) continue;
+        if (!same_object(po) || is_frozen(e)) {
+            give_back(po, po.reserved);
+            continue;
+        }
         int n = 0;
+        uint64 used = 0;
         for (int64 i = 0; i < pending_items; ++i) {
             if (items[i].object != uint32(o)) continue;
             batch[n++] = items[i].h;
             if (n == kBatch) {
-                apply_batch(e, po, batch, n);
+                used += apply_batch(e, po, batch, n);
                 n = 0;
             }
         }
-        if (n > 0) apply_batch(e, po, batch, n);
+        if (n > 0) used += apply_batch(e, po, batch, n);
+        settle_room(e, uint64(po.reserved), used);
     }
     RESUME_INTERRUPTS();
 }
@@ -216,6 +239,9 @@ void xact_callback(XactEvent event, void*) {
             forget_all();
             break;
         case XACT_EVENT_ABORT:
+            for (int o = 0; o < nobjects; ++o) give_back(objects[o], objects[o].reserved);
+            forget_all();
+            break;
         case XACT_EVENT_PREPARE:
             forget_all();
             break;
@@ -234,6 +260,7 @@ void subxact_callback(SubXactEvent event, SubTransactionId, SubTransactionId, vo
             const int64 i = pending_items - 1;
             if (items[i].level & kIndexed) unindex_item(i);
             if (items[i].level & kKeyLocked) objects[items[i].object].key_locks--;
+            if (items[i].level & kReserved) give_back(objects[items[i].object], 1);
             pending_items--;
         }
         for (int o = 0; o < nobjects; ++o) {
@@ -278,7 +305,7 @@ uint32 object_for(Entry* e, const AddOps& ops) {
                                : repalloc(objects, n * sizeof(PendingObject)));
         objects_capacity = n;
     }
-    objects[nobjects] = PendingObject{e, e->file_id, ops, 0, 0, 0, nullptr, 0};
+    objects[nobjects] = PendingObject{e, e->file_id, ops, 0, 0, 0, 0, nullptr, 0};
     return uint32(nobjects++);
 }
 
@@ -298,10 +325,21 @@ void lock_object(uint32 o) {
     check_mutable(po.entry);
 }
 
+// Reserves room in the object for an add (a new item's, or any of a counting
+// filter's) before it is listed: a full fixed-size object refuses it with
+// 53400. Returns the item's flag.
+uint32 reserve_for(uint32 object, bool fresh) {
+    PendingObject& po = objects[object];
+    if (!fresh && !po.ops.every_add_takes_room) return 0;
+    reserve_room(po.entry, po.ops.series(po.entry), 1);
+    po.reserved++;
+    return kReserved;
+}
+
 // An add of an item the filter or this transaction already holds: applied
 // at commit all the same (AddOps), not indexed.
 bool seen(uint32 object, const sketch::Hash128& h) {
-    append(object, h, 0);
+    append(object, h, reserve_for(object, false));
     return false;
 }
 
@@ -382,7 +420,7 @@ bool add_in_transaction(Entry* e, const sketch::Hash128& h, const Lookup& commit
             LockRelease(&key, ExclusiveLock, false);
             if (committed(h)) return seen(o, h);
         }
-        append(o, h, kIndexed);
+        append(o, h, kIndexed | reserve_for(o, true));
         return true;
     }
     for (;;) {
@@ -394,7 +432,7 @@ bool add_in_transaction(Entry* e, const sketch::Hash128& h, const Lookup& commit
         LockRelease(&key, ExclusiveLock, false);
         return seen(o, h);
     }
-    append(o, h, kIndexed | kKeyLocked);
+    append(o, h, kIndexed | kKeyLocked | reserve_for(o, true));
     return true;
 }
 

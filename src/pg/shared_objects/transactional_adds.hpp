@@ -24,8 +24,15 @@
 // locks when it began. Shared memory stays bounded (the key locks); each
 // pending add takes 24 bytes of the backend's memory in the list and 8 to 16
 // in its index.
+//
+// Room in the object (shared_capacity.hpp) is reserved when an add that takes
+// some is made, so a full fixed-size object refuses the add (53400), never the
+// commit; the commit gives back what its adds did not use (items another
+// transaction added first), an abort or a rollback to a savepoint what its
+// adds reserved. A killed backend's reservations stay counted.
 #pragma once
 
+#include "shared/scaling.hpp"
 #include "shared_objects/shared_registry.hpp"
 
 namespace sketch_pg {
@@ -39,8 +46,12 @@ struct AddOps {
     // Adds n items to the filter at commit (every add of the transaction, a
     // repeated one too: a cbf's counters count them all, and ops counts each
     // call); must not raise (it runs under HOLD_INTERRUPTS, after the commit
-    // record).
-    void (*apply)(Entry* e, const sketch::Hash128* h, int n);
+    // record). Returns the items that took room (shared_capacity.hpp).
+    uint64 (*apply)(Entry* e, const sketch::Hash128* h, int n);
+    // The object's series of sub-filters: its capacity and expansion.
+    sketch::shared::Series (*series)(const Entry* e);
+    // Whether every add takes room (a counting filter) or only a new item's.
+    bool every_add_takes_room;
 };
 
 // Whether the committed filter probably holds an item: a reference to the

@@ -1,0 +1,33 @@
+#include "shared/held_items.hpp"
+
+namespace sketch::shared {
+
+Room reserve_items(FileHeader* h, const Series& s, uint64_t more) {
+    uint64_t held = load_held(h);
+    for (;;) {
+        const Room room = room_for(s, load_subfilters(h), held, more);
+        if (room.outcome != Room::fits) return room;
+        if (__atomic_compare_exchange_n(&h->held, &held, held + more, true, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return room;
+    }
+}
+
+void settle_items(FileHeader* h, uint64_t reserved, uint64_t used) {
+    if (used < reserved) release_items(h, reserved - used);
+}
+
+void release_items(FileHeader* h, uint64_t n) {
+    uint64_t held = load_held(h);
+    while (!__atomic_compare_exchange_n(&h->held, &held, held > n ? held - n : 0, true, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE)) {
+    }
+}
+
+void publish_subfilters(FileHeader* h, uint32_t count) {
+    uint32_t seen = __atomic_load_n(&h->subfilters, __ATOMIC_ACQUIRE);
+    while (seen < count &&
+           !__atomic_compare_exchange_n(&h->subfilters, &seen, count, true, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    }
+}
+
+}  // namespace sketch::shared
