@@ -9,6 +9,7 @@
 
 #include "error.hpp"
 #include "shared/file_image.hpp"
+#include "shared/held_items.hpp"
 #include "shared/shared_file.hpp"
 #include "test_shared_test_kind.hpp"
 
@@ -33,8 +34,8 @@ protected:
     void TearDown() override { std::system(("rm -rf " + dir).c_str()); }
     std::string path(const char* name) { return dir + "/" + name; }
 
-    // A mapped object (file_id 7) with a payload, ops, an item class and
-    // stale lock words, and its image.
+    // A mapped object (file_id 7) with a payload, ops, an item class, items
+    // held and stale lock words, and its image.
     std::vector<uint8_t> image_of_object(sh::Mapping* m) {
         sh::CreateSpec s{};
         s.kind = sh::Kind::test;
@@ -49,6 +50,7 @@ protected:
         m->payload()[geometry - 1] = 2;
         sh::add_ops(m->header(), 1001, 3);
         sh::record_item_class(m->header(), 0x55);
+        sh::count_items(m->header(), 40);
         m->header()->lock.writer = 4242;
         std::vector<uint8_t> image(sh::image_bytes(*m));
         sh::write_image(*m, image.data());
@@ -71,6 +73,7 @@ TEST_F(FileImage, RoundTripsTheObjectWithACleanHeader) {
     EXPECT_EQ(c.payload()[geometry - 1], 2);
     EXPECT_EQ(sh::load_ops(c.header()), 3u);
     EXPECT_EQ(sh::load_item_class(c.header()), 0x55u);
+    EXPECT_EQ(sh::load_held(c.header()), 40u);  // a fixed-size object restored refuses where it did
     EXPECT_EQ(c.header()->lock.writer, 0u);
     EXPECT_EQ(sh::load_flags(c.header()), 0u);
     sh::unmap(c);

@@ -30,6 +30,8 @@ void write_image(const Mapping& m, uint8_t* out) noexcept {
     image->flags = load_flags(h) & kFrozen;
     image->item_class = load_item_class(h);
     image->ops = load_ops(h);
+    image->subfilters = __atomic_load_n(&h->subfilters, __ATOMIC_ACQUIRE);
+    image->held = __atomic_load_n(&h->held, __ATOMIC_ACQUIRE);
     std::memcpy(out + kHeaderBytes, m.payload(), size_t(m.size - kHeaderBytes));
 }
 
@@ -60,6 +62,8 @@ void restore_image(const std::string& path, const char* label, const uint8_t* im
     spec.initial_flags = h.flags & kFrozen;
     spec.item_class = h.item_class;
     spec.ops = h.ops;
+    spec.subfilters = h.subfilters;
+    spec.held = h.held;
     spec.durable = durable;
     spec.run = run;
     create_file(path, label, spec, Existing::refuse);

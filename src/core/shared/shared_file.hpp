@@ -151,6 +151,8 @@ struct CreateSpec {
     uint32_t initial_flags = 0;
     uint64_t item_class = 0;  // FileHeader::item_class (a file restored from its image keeps its item class)
     uint64_t ops = 0;         // FileHeader::ops (and its op count)
+    uint32_t subfilters = 0;  // FileHeader::subfilters and held: a restored file keeps what it counted
+    uint64_t held = 0;
     bool durable = true;  // fsync the file and its directory
     uint64_t run = 0;     // FileHeader::created_run
     // Polled between the 2 MiB writes that fill the file; true abandons the

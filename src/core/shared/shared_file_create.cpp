@@ -298,6 +298,8 @@ void write_new_file(int fd, const std::string& path, const char* label, const Cr
     h->flags = spec.initial_flags;
     h->item_class = spec.item_class;
     h->ops = spec.ops;
+    h->subfilters = spec.subfilters;
+    h->held = spec.held;
     h->created_run = spec.run;
     // The whole file is written (the payload as zeros if there is no initial
     // one), in writes that start and end on 2 MiB boundaries, header included
@@ -363,6 +365,8 @@ void copy_file(const std::string& from, const std::string& to, const char* label
     nh->flags = h.flags & kFrozen;
     nh->ops = h.ops;
     nh->item_class = h.item_class;
+    nh->subfilters = h.subfilters;
+    nh->held = h.held;
     nh->created_run = run;
     if (!pwrite_full(out.fd, head.data(), head.size(), 0)) abandon("write", errno);
     if (fdatasync(out.fd) != 0) abandon("sync", errno);
