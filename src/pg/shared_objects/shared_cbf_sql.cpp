@@ -308,7 +308,7 @@ SKETCH_FUNCTION(shared_cbf_stats) {
     const double estimate = cbf::estimate_count(g, set);
     char* fpr = float8out_internal(g.fpr);
     char* fill = float8out_internal(double(set) / double(g.m));
-    char* estimated_fpr = float8out_internal(cbf::fill_fpr(g, set));
+    char* estimated_fpr = float8out_internal(cbf::fill_fpr(g, e->map.payload(), set));
     char* json = psprintf(
         "{\"capacity\": %llu, \"fp_rate\": %s, \"counters\": %llu, \"hashes\": %u, \"counters_set\": %llu, "
         "\"count\": %lld, \"fill_ratio\": %s, \"saturated\": %llu, \"ops\": %llu, \"bytes\": %llu, "

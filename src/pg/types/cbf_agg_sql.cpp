@@ -226,7 +226,7 @@ SKETCH_FUNCTION(cbf_agg_trans) {
 static void warn_past_capacity(varlena* v) {
     const cbf::View view = view_of(v);
     const uint64_t set = cbf::counters_set(view.g, view.counters);
-    const double rate = cbf::fill_fpr(view.g, set);
+    const double rate = cbf::fill_fpr(view.g, view.counters, set);
     if (rate <= view.g.fpr) return;
     ereport(WARNING, (errmsg("cbf_agg built a counting Bloom filter past its capacity: about %.0f distinct items for "
                              "a capacity of %llu",
