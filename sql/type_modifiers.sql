@@ -49,6 +49,10 @@ SELECT pg_temp.err($$INSERT INTO tm_cbf VALUES (9, cbf_empty(100000))$$) AS cbf_
 SELECT pg_temp.err($$UPDATE tm_cbf SET f = cbf_empty(1000, 0.001)$$) AS cbf_update;
 SELECT pg_temp.err(format('INSERT INTO tm_cbf VALUES (9, %L)', cbf_empty(10)::text)) AS cbf_literal;
 SELECT pg_temp.err($$SELECT cbf_empty(10)::bytea::cbf(1000)$$) AS cbf_from_bytea;
+-- A block filter of the same counters and hashes as the type's classic ones.
+SELECT b->'counters' = c->'counters' AND b->'hashes' = c->'hashes' AS block_same_counters
+FROM (SELECT cbf_stats(cbf_empty(1483, 0.01, 'block<7>')) AS b, cbf_stats(cbf_empty(1000)) AS c) s;
+SELECT pg_temp.err($$INSERT INTO tm_cbf VALUES (9, cbf_empty(1483, 0.01, 'block<7>'))$$) AS cbf_block_layout;
 -- The message names both geometries.
 \set VERBOSITY default
 INSERT INTO tm_bloom VALUES (9, bloom_empty(2000, 0.01));

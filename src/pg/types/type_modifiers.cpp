@@ -68,16 +68,17 @@ void require_bloom_fits(const Fixed& f, const sb::Geometry& g) {
 [[noreturn]] void cbf_mismatch(const Fixed& f, const sketch::cbf::Geometry& g) {
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("counting filter does not fit type %s", f.type),
-                    errdetail("The type holds filters of %" PRIu64 " counters and %u hashes; the value has %" PRIu64
-                              " counters and %u hashes.",
-                              f.cbf.m, f.cbf.k, g.m, g.k),
+                    errdetail("The type holds %s filters of %" PRIu64 " counters and %u hashes; the value is a %s "
+                              "filter of %" PRIu64 " counters and %u hashes.",
+                              f.cbf.blocked() ? "block" : "classic", f.cbf.m, f.cbf.k,
+                              g.blocked() ? "block" : "classic", g.m, g.k),
                     errhint("cbf_empty and cbf_agg make filters of the type from the same capacity and fpr.")));
     pg_unreachable();
 }
 
-// m and k decide what the counters mean (the seed is not fixed).
+// m, k and the layout decide what the counters mean (the seed is not fixed).
 void require_cbf_fits(const Fixed& f, const sketch::cbf::Geometry& g) {
-    if (f.cbf.m != g.m || f.cbf.k != g.k) cbf_mismatch(f, g);
+    if (f.cbf.m != g.m || f.cbf.k != g.k || f.cbf.scheme != g.scheme) cbf_mismatch(f, g);
 }
 
 // A length-coercion cast's modifier, fixed once per call site.
