@@ -30,7 +30,7 @@ void write_text(const uint8_t* a, size_t na, const uint8_t* b, size_t nb, char* 
     digits += a_whole / 3 * 4;
     uint8_t joint[3];
     size_t in_joint = na - a_whole;
-    std::memcpy(joint, a + a_whole, in_joint);
+    if (in_joint != 0) std::memcpy(joint, a + a_whole, in_joint);  // a may be null when na is 0
     const size_t from_b = in_joint == 0 ? 0 : std::min(3 - in_joint, nb);
     if (from_b != 0) std::memcpy(joint + in_joint, b, from_b);
     in_joint += from_b;

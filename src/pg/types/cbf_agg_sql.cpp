@@ -241,7 +241,7 @@ SKETCH_FUNCTION(cbf_agg_final) {
     sketch_pg::aggregate_context(fcinfo, "cbf_agg_final");
     varlena* out = CbfAggState::is_one(PG_GETARG_DATUM(0))
                        ? CbfAggState::of(PG_GETARG_DATUM(0))->finish(fcinfo)
-                       : reinterpret_cast<varlena*>(PG_GETARG_POINTER(0));  // already flat (after combine)
+                       : PG_DETOAST_DATUM(PG_GETARG_DATUM(0));  // already flat (after combine), maybe short-headed
     warn_past_capacity(out);
     PG_RETURN_POINTER(out);
 }
