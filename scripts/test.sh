@@ -129,19 +129,23 @@ run_script_test() {  # run_script_test PATH
     fi
 }
 
+# The Debian package compiles the whole tree: it is built niced, with one
+# job, from the start, in the CPU time the other tests leave, and
+# debian_package.sh, run last, checks what was built.
+DEB_DIR="$OUT/debian-build"
+start_debian_build() {
+    mkdir -p "$DEB_DIR"
+    chmod 755 "$DEB_DIR"
+    (DEB_JOBS=1 nice -n 19 bash -c "source '$SKETCH_ROOT/test/scripts/lib/debian_build.sh'; debian_build '$DEB_DIR'"
+     echo $? >"$DEB_DIR/status") &
+    DEB_PID=$!
+}
+
 # The citus_* tests start a Citus cluster of their own, and run only where
-# Citus can be had. The Debian package compiles the whole tree: it is built
-# niced, with one job, while the other tests run, and debian_package.sh, run
-# last, checks what was built.
+# Citus can be had.
 run_script_tests() {
-    local t citus_missing deb_dir deb_pid
+    local t citus_missing
     citus_missing=$(citus_available) || echo "== Citus tests skipped: $citus_missing"
-    deb_dir="$OUT/debian-build"
-    mkdir -p "$deb_dir"
-    chmod 755 "$deb_dir"
-    (DEB_JOBS=1 nice -n 19 bash -c "source '$SKETCH_ROOT/test/scripts/lib/debian_build.sh'; debian_build '$deb_dir'"
-     echo $? >"$deb_dir/status") &
-    deb_pid=$!
     for t in "$SKETCH_ROOT"/test/scripts/*.sh; do
         [ -e "$t" ] || continue
         case $(basename "$t") in
@@ -151,12 +155,14 @@ run_script_tests() {
         run_script_test "$t"
     done
     echo "== waiting for the Debian package build"
-    wait "$deb_pid"
-    SKETCH_DEB_BUILT=$deb_dir run_script_test "$SKETCH_ROOT/test/scripts/debian_package.sh"
+    wait "$DEB_PID"
+    SKETCH_DEB_BUILT=$DEB_DIR run_script_test "$SKETCH_ROOT/test/scripts/debian_package.sh"
 }
 
 install_dependencies
 build_and_install
+export SKETCH_ROOT
+start_debian_build
 run_unit_tests
 build_core_benchmarks
 run_sanitized asan
@@ -168,7 +174,6 @@ PARALLEL="-c $(force_parallel_guc)=regress -c parallel_setup_cost=0 -c parallel_
 PARALLEL+=" -c min_parallel_table_scan_size=0 -c min_parallel_index_scan_size=0 -c max_parallel_workers_per_gather=2"
 PARALLEL+=" -c sketchshare.partial_state_page_cost=0"
 run_regress parallel "$PARALLEL"
-export SKETCH_ROOT
 run_script_tests
 [ "$FAILED" -eq 0 ] && rm -rf "$OUT"
 echo "$PASSED passed, $FAILED failed"
