@@ -85,6 +85,26 @@ unit: $(UNIT_BIN)
 bench/core/%_bench: bench/core/%_bench.cpp $(CORE_LIB) $(CORE_HDRS)
 	$(CXX) -std=c++17 -O2 -g -Isrc/core -o $@ $< $(CORE_LIB) -lbenchmark -lpthread
 
+# ---- side by side with Boost.Bloom (bench/README.md, "Core: boost_compare") ----
+# Header-only Boost.Bloom and its dependencies, each checked out as
+# BOOST_BLOOM_DEPS/NAME/include. Both sides are compiled here with -O3
+# -march=native: the kernels from their sources, not the library's objects.
+BOOST_BLOOM_DEPS ?= /work/boost-deps
+BOOST_COMPARE_DIR = bench/core/.boost_compare
+BOOST_COMPARE_SRCS = bench/core/boost_compare.cpp src/core/hash.cpp src/core/error.cpp \
+                     $(filter-out %_format.cpp,$(wildcard src/core/bloom/*.cpp))
+BOOST_COMPARE_OBJS = $(BOOST_COMPARE_SRCS:%.cpp=$(BOOST_COMPARE_DIR)/%.o)
+$(BOOST_COMPARE_DIR)/%.o: %.cpp $(CORE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O3 -march=native -Isrc/core $(patsubst %,-I%,$(wildcard $(BOOST_BLOOM_DEPS)/*/include)) -c -o $@ $<
+ifneq ($(wildcard $(BOOST_BLOOM_DEPS)/bloom/include/boost/bloom.hpp),)
+bench/core/boost_compare: $(BOOST_COMPARE_OBJS)
+	$(CXX) -o $@ $^
+else
+bench/core/boost_compare:
+	@echo "skipped bench/core/boost_compare: no Boost.Bloom in BOOST_BLOOM_DEPS=$(BOOST_BLOOM_DEPS) (bench/README.md)"
+endif
+
 # ---- the table docs/fpr.svg is drawn from (scripts/fpr_chart.sh) ----
 scripts/fpr_table: scripts/fpr_table.cpp $(CORE_LIB) $(CORE_HDRS)
 	$(CXX) -std=c++17 -O2 -Isrc/core -o $@ $< $(CORE_LIB)
