@@ -20,31 +20,12 @@ namespace {
 constexpr uint64_t kRun = 1;
 constexpr uint32_t kTest = uint32_t(sh::Kind::test);
 
-class FileImage : public ::testing::Test {
+class FileImage : public TestKindFiles {
 protected:
-    std::string dir;
-    uint64_t geometry = 4096 * 3;
-
-    void SetUp() override {
-        sh::register_kind(sh::Kind::test, validate_test_geometry);
-        char tmpl[] = "/tmp/sketch-image-test.XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        dir = tmpl;
-    }
-    void TearDown() override { std::system(("rm -rf " + dir).c_str()); }
-    std::string path(const char* name) { return dir + "/" + name; }
-
     // A mapped object (file_id 7) with a payload, ops, an item class, items
     // held and stale lock words, and its image.
     std::vector<uint8_t> image_of_object(sh::Mapping* m) {
-        sh::CreateSpec s{};
-        s.kind = sh::Kind::test;
-        s.geometry = reinterpret_cast<const uint8_t*>(&geometry);
-        s.geometry_len = sizeof geometry;
-        s.payload_bytes = geometry;
-        s.file_id = 7;
-        s.durable = false;
-        sh::create_file(path("src"), "src", s, sh::Existing::refuse);
+        sh::create_file(path("src"), "src", spec(7), sh::Existing::refuse);
         *m = sh::attach_file(path("src"), "src", kTest, true, kRun);
         m->payload()[0] = 1;
         m->payload()[geometry - 1] = 2;

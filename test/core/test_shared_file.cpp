@@ -27,31 +27,8 @@ namespace {
 
 constexpr uint64_t kRun = 1;  // the server run the tests map files in
 
-class SharedFile : public ::testing::Test {
+class SharedFile : public TestKindFiles {
 protected:
-    std::string dir;
-    uint64_t geometry = 4096 * 3;
-
-    void SetUp() override {
-        sh::register_kind(sh::Kind::test, validate_test_geometry);
-        char tmpl[] = "/tmp/sketch-shared-test.XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        dir = tmpl;
-    }
-    void TearDown() override { std::system(("rm -rf " + dir).c_str()); }
-
-    sh::CreateSpec spec(uint64_t file_id = 7) {
-        sh::CreateSpec s{};
-        s.kind = sh::Kind::test;
-        s.geometry = reinterpret_cast<const uint8_t*>(&geometry);
-        s.geometry_len = sizeof geometry;
-        s.payload_bytes = geometry;
-        s.file_id = file_id;
-        s.durable = false;
-        return s;
-    }
-    std::string path(const char* name) { return dir + "/" + name; }
-
     static std::string slurp(const std::string& p) {
         std::ifstream in(p, std::ios::binary);
         return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
