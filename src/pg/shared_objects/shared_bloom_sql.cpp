@@ -119,6 +119,7 @@ bool sketch_pg::shared_bloom_target(const char* name, int len, uint8 need, Prefe
         t->span = sb::span_for(p.g, e->map.payload());
         t->bytes = p.g.bytes;
         t->seed = p.seed;
+        t->object = e;
         return true;
     } catch (...) {
         return false;  // the function reports it
@@ -169,17 +170,26 @@ SKETCH_FUNCTION(shared_bloom_create_from) {
 
 namespace {
 
+// The items' atomic inserts, their lines loaded ahead. Returns the new ones.
+int64 add_hashes_to(ss::Entry* e, const Parsed& p, const sb::Ops& ops, const sketch::Hash128* hashes, int n) {
+    const sb::Span span = sb::span_for(p.g, e->map.payload());
+    return ss::add_hashes_shared(
+        e, hashes, n, [&](const sketch::Hash128& x) { return sb::insert_atomic(p.g, e->map.payload(), x); },
+        [&](const sketch::Hash128& x) { ops.prefetch_one(span, x); });
+}
+
 // At commit, the transaction's adds (transactional_adds.hpp). The geometry
 // parsed when the object was opened parses again; nothing may escape here.
 uint64 apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
     Parsed p;
+    const sb::Ops* ops;
     try {
         p = geometry(e);
+        ops = &sb::ops_for(p.g.layout, sb::Path::scalar);
     } catch (...) {
         return 0;
     }
-    return uint64(ss::add_hashes_shared(
-        e, hashes, n, [&](const sketch::Hash128& x) { return sb::insert_atomic(p.g, e->map.payload(), x); }));
+    return uint64(add_hashes_to(e, p, *ops, hashes, n));
 }
 
 // The object's series; its geometry parsed when it was opened, so this does
@@ -199,9 +209,8 @@ constexpr ss::AddOps kAddOps{apply_adds, series_of, false};
 // given back after. Returns the new ones.
 int64 add_now(ss::Entry* e, const Parsed& p, const sketch::Hash128* hashes, int n) {
     ss::reserve_room(e, p.series(), uint64(n));
-    const int64 fresh = ss::add_hashes_shared(e, hashes, n, [&](const sketch::Hash128& x) {
-        return sb::insert_atomic(p.g, e->map.payload(), x);
-    });
+    const sb::Ops& ops = sketch_pg::guarded([&]() -> const sb::Ops& { return sb::ops_for(p.g.layout, sb::Path::scalar); });
+    const int64 fresh = add_hashes_to(e, p, ops, hashes, n);
     ss::settle_room(e, uint64(n), uint64(fresh));
     return fresh;
 }

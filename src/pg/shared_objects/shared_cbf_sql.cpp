@@ -74,11 +74,18 @@ bool create_with(const char* name, const cbf::Geometry& g, uint32_t expansion, c
                              counters, if_not_exists);
 }
 
+// The items' atomic adds, their counters loaded ahead. Returns the new ones.
+int64 add_hashes_to(ss::Entry* e, const cbf::Geometry& g, const sketch::Hash128* hashes, int n) {
+    uint8_t* counters = e->map.payload();
+    return ss::add_hashes_shared(
+        e, hashes, n, [&](const sketch::Hash128& x) { return cbf::add_atomic(g, counters, x); },
+        [&](const sketch::Hash128& x) { cbf::prefetch(g, counters, x); });
+}
+
 // At commit, the transaction's adds (transactional_adds.hpp); each one took
 // room.
 uint64 apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
-    const cbf::Geometry g = geometry(e);
-    ss::add_hashes_shared(e, hashes, n, [&](const sketch::Hash128& x) { return cbf::add_atomic(g, e->map.payload(), x); });
+    add_hashes_to(e, geometry(e), hashes, n);
     return uint64(n);
 }
 
@@ -88,9 +95,7 @@ constexpr ss::AddOps kAddOps{apply_adds, series_of, true};
 // Returns the ones that were new.
 int64 add_now(ss::Entry* e, const cbf::Geometry& g, const sketch::Hash128* hashes, int n) {
     ss::reserve_room(e, series_of(e), uint64(n));
-    return ss::add_hashes_shared(e, hashes, n, [&](const sketch::Hash128& x) {
-        return cbf::add_atomic(g, e->map.payload(), x);
-    });
+    return add_hashes_to(e, g, hashes, n);
 }
 
 bool add_in_transaction(ss::Entry* e, const cbf::Geometry& g, const sketch::Hash128& h) {
@@ -108,6 +113,7 @@ bool sketch_pg::shared_cbf_target(const char* name, int len, uint8 need, Prefetc
     t->span.bits = e->map.payload();
     t->bytes = t->cbf.counter_bytes();
     t->seed = t->cbf.seed;
+    t->object = e;
     return true;
 }
 
