@@ -24,6 +24,59 @@ MemoryContext aggregate_context(FunctionCallInfo fcinfo, const char* name) {
     return aggcontext;
 }
 
+namespace {
+
+// A call site's cache kept for calls without fn_extra (call_site), on a
+// doubly linked list (PostgreSQL's ilist macros are C only).
+struct KeptSite {
+    KeptSite* prev;
+    KeptSite* next;
+    MemoryContext aggcontext;
+    const Aggref* aggref;
+    Oid fn_oid;
+    MemoryContext mcxt;
+    MemoryContextCallback forget;  // on mcxt
+};
+
+KeptSite* kept_sites = nullptr;
+
+void forget_site(void* arg) {
+    auto* k = static_cast<KeptSite*>(arg);
+    (k->prev != nullptr ? k->prev->next : kept_sites) = k->next;
+    if (k->next != nullptr) k->next->prev = k->prev;
+}
+
+void* cache_of(KeptSite* k) { return reinterpret_cast<char*>(k) + MAXALIGN(sizeof(KeptSite)); }
+
+}  // namespace
+
+CallSite call_site(FunctionCallInfo fcinfo, size_t size) {
+    FmgrInfo* fl = fcinfo->flinfo;
+    if (fl->fn_extra != nullptr) return {fl->fn_extra, fl->fn_mcxt};
+    MemoryContext aggcontext;
+    if (fl->fn_expr != nullptr || !AggCheckCallContext(fcinfo, &aggcontext)) {
+        fl->fn_extra = MemoryContextAllocZero(fl->fn_mcxt, size);
+        return {fl->fn_extra, fl->fn_mcxt};
+    }
+    const Aggref* ref = AggGetAggref(fcinfo);
+    for (KeptSite* k = kept_sites; k != nullptr; k = k->next)
+        if (k->aggcontext == aggcontext && k->aggref == ref && k->fn_oid == fl->fn_oid) return {cache_of(k), k->mcxt};
+    MemoryContext mcxt = MemoryContextGetParent(aggcontext);
+    if (mcxt == nullptr) mcxt = aggcontext;
+    auto* k = static_cast<KeptSite*>(MemoryContextAllocZero(mcxt, MAXALIGN(sizeof(KeptSite)) + size));
+    k->aggcontext = aggcontext;
+    k->aggref = ref;
+    k->fn_oid = fl->fn_oid;
+    k->mcxt = mcxt;
+    k->forget.func = forget_site;
+    k->forget.arg = k;
+    MemoryContextRegisterResetCallback(mcxt, &k->forget);
+    k->next = kept_sites;
+    if (kept_sites != nullptr) kept_sites->prev = k;
+    kept_sites = k;
+    return {cache_of(k), mcxt};
+}
+
 bool aggregate_args_constant(FunctionCallInfo fcinfo, int first) {
     const Aggref* ref = AggGetAggref(fcinfo);
     if (ref == nullptr) return false;
