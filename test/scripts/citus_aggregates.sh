@@ -85,6 +85,11 @@ for strategy in disabled row-gather; do
         same "bloom_agg with a layout" "md5(bloom_agg(x, 20000, 0.01, 'block<uint64,5>')::text)" "$group"
         same "bloom_agg of integer with a layout" "md5(bloom_agg(g * 1000 + k, 20000, 0.01, 'multiblock<uint32,8>')::text)" "$group"
         same "cbf_agg" "md5(cbf_agg(x, 20000)::text)" "$group"
+        # one transition function for several calls of a query: each its own
+        # call-site cache on the workers (agg_state.hpp, call_site)
+        same "bloom_agg and cbf_agg of different sizes in one query" \
+            "md5(bloom_agg(x, 20000, 0.01)::text), md5(bloom_agg(x, 30000, 0.001)::text),
+             md5(cbf_agg(x, 20000)::text), md5(cbf_agg(x, 40000)::text)" "$group"
         same "cbf_agg of text with fpr" "md5(cbf_agg(s, 20000, 0.001)::text)" "$group"
         same "cbf_agg, large (buffered state)" "md5(cbf_agg(x, 2000000, 0.001)::text)" "$group"
         same "reservoir_sample of k >= the rows: all of them" \

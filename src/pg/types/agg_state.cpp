@@ -77,14 +77,35 @@ CallSite call_site(FunctionCallInfo fcinfo, size_t size) {
     return {cache_of(k), mcxt};
 }
 
+// The aggregate a Citus call names: Citus runs an aggregate through
+// worker_partial_agg(aggregate oid, argument or ROW(arguments)) on its workers
+// and coord_combine_agg(aggregate oid, state, ...) on its coordinator, so the
+// aggregate is the constant they start with; nullptr for any other call.
+static const Const* citus_named_aggregate(const Aggref* ref) {
+    const Const* agg = aggregate_const_arg(ref->args, 0);
+    if (agg == nullptr || (agg->consttype != OIDOID && agg->consttype != REGPROCEDUREOID)) return nullptr;
+    const char* name = get_func_name(ref->aggfnoid);
+    if (name == nullptr || (strcmp(name, "coord_combine_agg") != 0 && strcmp(name, "worker_partial_agg") != 0))
+        return nullptr;
+    return agg;
+}
+
 bool aggregate_args_constant(FunctionCallInfo fcinfo, int first) {
     const Aggref* ref = AggGetAggref(fcinfo);
     if (ref == nullptr) return false;
-    int i = 0;
+    List* exprs = NIL;  // the aggregated arguments
     ListCell* lc;
-    foreach (lc, ref->args) {
-        const auto* te = static_cast<const TargetEntry*>(lfirst(lc));
-        if (i++ >= first && !IsA(te->expr, Const)) return false;
+    if (citus_named_aggregate(ref) != nullptr && list_length(ref->args) == 2) {
+        // worker_partial_agg(aggregate, ROW(arguments)), or the one argument bare
+        const Expr* wrapped = static_cast<const TargetEntry*>(lsecond(ref->args))->expr;
+        if (!IsA(wrapped, RowExpr)) return first >= 1 || IsA(wrapped, Const);
+        exprs = reinterpret_cast<const RowExpr*>(wrapped)->args;
+    } else {
+        foreach (lc, ref->args) exprs = lappend(exprs, static_cast<const TargetEntry*>(lfirst(lc))->expr);
+    }
+    int i = 0;
+    foreach (lc, exprs) {
+        if (i++ >= first && !IsA(lfirst(lc), Const)) return false;
     }
     return true;
 }
@@ -92,15 +113,8 @@ bool aggregate_args_constant(FunctionCallInfo fcinfo, int first) {
 bool combining_built_states(FunctionCallInfo fcinfo) {
     const Aggref* ref = AggGetAggref(fcinfo);
     if (ref == nullptr) return false;
-    // Citus runs an aggregate through worker_partial_agg(aggregate oid, arguments) on
-    // its workers and coord_combine_agg(aggregate oid, state, ...) on its coordinator:
-    // the aggregate is the constant they name.
-    const Const* agg = aggregate_const_arg(ref->args, 0);
-    if (agg != nullptr && (agg->consttype == OIDOID || agg->consttype == REGPROCEDUREOID)) {
-        const char* name = get_func_name(ref->aggfnoid);
-        if (name != nullptr && (strcmp(name, "coord_combine_agg") == 0 || strcmp(name, "worker_partial_agg") == 0))
-            return get_func_nargs(DatumGetObjectId(agg->constvalue)) > 1;
-    }
+    const Const* agg = citus_named_aggregate(ref);
+    if (agg != nullptr) return get_func_nargs(DatumGetObjectId(agg->constvalue)) > 1;
     return list_length(ref->aggargtypes) > 1;  // (args are replaced in a combine step)
 }
 

@@ -53,7 +53,8 @@ CallSite call_site(FunctionCallInfo fcinfo, size_t size);
 // first aggregated argument, not the state) is a constant of the plan, as in
 // bloom_agg(x, 1000000, 0.01): parameters such as n and fpr then need
 // checking at the first row only. The transition function's own fn_expr
-// cannot tell (nodeAgg hands it placeholders), the Aggref can.
+// cannot tell (nodeAgg hands it placeholders), the Aggref can; under Citus,
+// the fields of the row worker_partial_agg wraps the arguments into.
 bool aggregate_args_constant(FunctionCallInfo fcinfo, int first);
 
 // True when a combine function runs for an aggregate that builds from items

@@ -99,10 +99,10 @@ void resolve_agg_args(FunctionCallInfo fcinfo, AggCache* c) {
 // row under Citus, which call_site covers), set up at its first row (a call
 // site is an aggregate's or not for good: checked then).
 AggCache* agg_cache(FunctionCallInfo fcinfo) {
-    aggregate_context(fcinfo, "bloom_agg_trans");
     const CallSite site = call_site(fcinfo, sizeof(AggCache));
     auto* c = static_cast<AggCache*>(site.cache);
     if (unlikely(c->hasher.typid == InvalidOid)) {
+        aggregate_context(fcinfo, "bloom_agg_trans");
         c->args_constant = aggregate_args_constant(fcinfo, 1);
         item_hasher_init(&c->hasher, call_arg_type(fcinfo->flinfo, 1), site.mcxt);
     }
