@@ -111,6 +111,13 @@ AggCache* agg_cache(FunctionCallInfo fcinfo) {
 
 }  // namespace
 
+struct varlena* sketch_pg::bloom_sql::agg_state_value(Datum d) {
+    if (!BloomAggState::is_one(d)) return nullptr;
+    BloomAggState* st = BloomAggState::of(d);
+    st->settle();
+    return st->flat;
+}
+
 // bloom_agg(item, n, fpr [, layout]) transition.
 SKETCH_FUNCTION(bloom_agg_trans) {
     auto* c = static_cast<AggCache*>(fcinfo->flinfo->fn_extra);

@@ -171,9 +171,10 @@ SKETCH_FUNCTION(bloom_in) {
 }
 
 // The text form straight from the value: the header, then the bit array, no
-// intermediate copy.
+// intermediate copy (nor a flattened copy of a bloom_agg state).
 SKETCH_FUNCTION(bloom_out) {
-    Opened o = open_value(PG_GETARG_DATUM(0));
+    struct varlena* state = agg_state_value(PG_GETARG_DATUM(0));
+    Opened o = state != nullptr ? inspect(state) : open_value(PG_GETARG_DATUM(0));
     uint8_t header[sb::kHeaderBytes];
     sb::write_header(header, o.g, o.seed, o.item);
     const size_t n = sb::kHeaderBytes + o.g.bytes;
