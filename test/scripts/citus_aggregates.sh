@@ -85,6 +85,11 @@ for strategy in disabled row-gather; do
         same "bloom_agg with a layout" "md5(bloom_agg(x, 20000, 0.01, 'block<uint64,5>')::text)" "$group"
         same "bloom_agg of integer with a layout" "md5(bloom_agg(g * 1000 + k, 20000, 0.01, 'multiblock<uint32,8>')::text)" "$group"
         same "cbf_agg" "md5(cbf_agg(x, 20000)::text)" "$group"
+        # one transition function for several calls of a query: each its own
+        # call-site cache on the workers (agg_state.hpp, call_site)
+        same "bloom_agg and cbf_agg of different sizes in one query" \
+            "md5(bloom_agg(x, 20000, 0.01)::text), md5(bloom_agg(x, 30000, 0.001)::text),
+             md5(cbf_agg(x, 20000)::text), md5(cbf_agg(x, 40000)::text)" "$group"
         same "cbf_agg of text with fpr" "md5(cbf_agg(s, 20000, 0.001)::text)" "$group"
         same "cbf_agg, large (buffered state)" "md5(cbf_agg(x, 2000000, 0.001)::text)" "$group"
         same "reservoir_sample of k >= the rows: all of them" \
@@ -115,4 +120,18 @@ check_error "an item type without an overload" "could not confirm type correctne
     "SET citus.coordinator_aggregation_strategy = disabled; SELECT g, bloom_agg(x::oid, 1000, 0.01) FROM ev GROUP BY g"
 check "an item cast to text instead" \
     "SELECT count(*) = 7 FROM (SELECT g, bloom_agg(x::oid::text, 1000, 0.01) FROM ev GROUP BY g) s"
+# With a fixed seed every group draws a stream of its own on the workers too
+# (a call site's count of the states it made lasts the query there:
+# agg_state.hpp, call_site), so groups of the same rows in the same order
+# (twins: 7 copies of each row, g apart) get different samples.
+q "CREATE TABLE twins (k int, g int, x int)" >/dev/null
+q "INSERT INTO twins SELECT x % 50, g, x FROM generate_series(1, 5000) x, generate_series(0, 6) g ORDER BY x, g" >/dev/null
+q "SELECT create_distributed_table('twins', 'k')" >/dev/null
+q "ALTER ROLE postgres SET sketchshare.seed = 'twins'" >/dev/null  # Citus sets it on the workers too
+[ "$(qn 1 "SHOW sketchshare.seed")" = twins ] || fail "the seed set for the role did not reach worker 1"
+samples=$(PGOPTIONS="-c citus.coordinator_aggregation_strategy=disabled" \
+    q "SELECT count(DISTINCT s) FROM (SELECT g, sorted(reservoir_sample(x, 5)) s FROM twins GROUP BY g) t")
+[ "$samples" = 7 ] || fail "7 groups of the same rows under a fixed seed drew $samples different samples, not 7"
+echo "ok: groups of the same rows draw different samples under a fixed seed"
+q "ALTER ROLE postgres RESET sketchshare.seed" >/dev/null
 echo "citus aggregates: all passed"

@@ -24,14 +24,88 @@ MemoryContext aggregate_context(FunctionCallInfo fcinfo, const char* name) {
     return aggcontext;
 }
 
+namespace {
+
+// A call site's cache kept for calls without fn_extra (call_site), on a
+// doubly linked list (PostgreSQL's ilist macros are C only).
+struct KeptSite {
+    KeptSite* prev;
+    KeptSite* next;
+    MemoryContext aggcontext;
+    const Aggref* aggref;
+    Oid fn_oid;
+    MemoryContext mcxt;
+    MemoryContextCallback forget;  // on mcxt
+};
+
+KeptSite* kept_sites = nullptr;
+
+void forget_site(void* arg) {
+    auto* k = static_cast<KeptSite*>(arg);
+    (k->prev != nullptr ? k->prev->next : kept_sites) = k->next;
+    if (k->next != nullptr) k->next->prev = k->prev;
+}
+
+void* cache_of(KeptSite* k) { return reinterpret_cast<char*>(k) + MAXALIGN(sizeof(KeptSite)); }
+
+}  // namespace
+
+CallSite call_site(FunctionCallInfo fcinfo, size_t size) {
+    FmgrInfo* fl = fcinfo->flinfo;
+    if (fl->fn_extra != nullptr) return {fl->fn_extra, fl->fn_mcxt};
+    MemoryContext aggcontext;
+    if (fl->fn_expr != nullptr || !AggCheckCallContext(fcinfo, &aggcontext)) {
+        fl->fn_extra = MemoryContextAllocZero(fl->fn_mcxt, size);
+        return {fl->fn_extra, fl->fn_mcxt};
+    }
+    const Aggref* ref = AggGetAggref(fcinfo);
+    for (KeptSite* k = kept_sites; k != nullptr; k = k->next)
+        if (k->aggcontext == aggcontext && k->aggref == ref && k->fn_oid == fl->fn_oid) return {cache_of(k), k->mcxt};
+    MemoryContext mcxt = MemoryContextGetParent(aggcontext);
+    if (mcxt == nullptr) mcxt = aggcontext;
+    auto* k = static_cast<KeptSite*>(MemoryContextAllocZero(mcxt, MAXALIGN(sizeof(KeptSite)) + size));
+    k->aggcontext = aggcontext;
+    k->aggref = ref;
+    k->fn_oid = fl->fn_oid;
+    k->mcxt = mcxt;
+    k->forget.func = forget_site;
+    k->forget.arg = k;
+    MemoryContextRegisterResetCallback(mcxt, &k->forget);
+    k->next = kept_sites;
+    if (kept_sites != nullptr) kept_sites->prev = k;
+    kept_sites = k;
+    return {cache_of(k), mcxt};
+}
+
+// The aggregate a Citus call names: Citus runs an aggregate through
+// worker_partial_agg(aggregate oid, argument or ROW(arguments)) on its workers
+// and coord_combine_agg(aggregate oid, state, ...) on its coordinator, so the
+// aggregate is the constant they start with; nullptr for any other call.
+static const Const* citus_named_aggregate(const Aggref* ref) {
+    const Const* agg = aggregate_const_arg(ref->args, 0);
+    if (agg == nullptr || (agg->consttype != OIDOID && agg->consttype != REGPROCEDUREOID)) return nullptr;
+    const char* name = get_func_name(ref->aggfnoid);
+    if (name == nullptr || (strcmp(name, "coord_combine_agg") != 0 && strcmp(name, "worker_partial_agg") != 0))
+        return nullptr;
+    return agg;
+}
+
 bool aggregate_args_constant(FunctionCallInfo fcinfo, int first) {
     const Aggref* ref = AggGetAggref(fcinfo);
     if (ref == nullptr) return false;
-    int i = 0;
+    List* exprs = NIL;  // the aggregated arguments
     ListCell* lc;
-    foreach (lc, ref->args) {
-        const auto* te = static_cast<const TargetEntry*>(lfirst(lc));
-        if (i++ >= first && !IsA(te->expr, Const)) return false;
+    if (citus_named_aggregate(ref) != nullptr && list_length(ref->args) == 2) {
+        // worker_partial_agg(aggregate, ROW(arguments)), or the one argument bare
+        const Expr* wrapped = static_cast<const TargetEntry*>(lsecond(ref->args))->expr;
+        if (!IsA(wrapped, RowExpr)) return first >= 1 || IsA(wrapped, Const);
+        exprs = reinterpret_cast<const RowExpr*>(wrapped)->args;
+    } else {
+        foreach (lc, ref->args) exprs = lappend(exprs, static_cast<const TargetEntry*>(lfirst(lc))->expr);
+    }
+    int i = 0;
+    foreach (lc, exprs) {
+        if (i++ >= first && !IsA(lfirst(lc), Const)) return false;
     }
     return true;
 }
@@ -39,15 +113,8 @@ bool aggregate_args_constant(FunctionCallInfo fcinfo, int first) {
 bool combining_built_states(FunctionCallInfo fcinfo) {
     const Aggref* ref = AggGetAggref(fcinfo);
     if (ref == nullptr) return false;
-    // Citus runs an aggregate through worker_partial_agg(aggregate oid, arguments) on
-    // its workers and coord_combine_agg(aggregate oid, state, ...) on its coordinator:
-    // the aggregate is the constant they name.
-    const Const* agg = aggregate_const_arg(ref->args, 0);
-    if (agg != nullptr && (agg->consttype == OIDOID || agg->consttype == REGPROCEDUREOID)) {
-        const char* name = get_func_name(ref->aggfnoid);
-        if (name != nullptr && (strcmp(name, "coord_combine_agg") == 0 || strcmp(name, "worker_partial_agg") == 0))
-            return get_func_nargs(DatumGetObjectId(agg->constvalue)) > 1;
-    }
+    const Const* agg = citus_named_aggregate(ref);
+    if (agg != nullptr) return get_func_nargs(DatumGetObjectId(agg->constvalue)) > 1;
     return list_length(ref->aggargtypes) > 1;  // (args are replaced in a combine step)
 }
 

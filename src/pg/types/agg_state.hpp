@@ -33,11 +33,28 @@ namespace sketch_pg {
 // naming the function when it is called as a plain function.
 MemoryContext aggregate_context(FunctionCallInfo fcinfo, const char* name);
 
+// The cache of a call site of an aggregate's support function (or of any
+// function): `size` bytes, zeroed when new, and the memory context that lives
+// as long as it (for what the cache points to). It is fn_extra's, made in
+// fn_mcxt at the first call. Citus calls an aggregate's support functions
+// through worker_partial_agg and coord_combine_agg with a fresh FmgrInfo for
+// every row and no call expression, so there fn_extra is empty at every row:
+// such a call (no expression, in an aggregate) finds its cache in a
+// backend-local list keyed by the aggregate context, the aggregate call and
+// the function, in the memory of the aggregate context's parent (the query's,
+// as fn_mcxt is), which takes the entry off the list when it goes.
+struct CallSite {
+    void* cache;
+    MemoryContext mcxt;
+};
+CallSite call_site(FunctionCallInfo fcinfo, size_t size);
+
 // True when every argument of the aggregate call from `first` on (0 = the
 // first aggregated argument, not the state) is a constant of the plan, as in
 // bloom_agg(x, 1000000, 0.01): parameters such as n and fpr then need
 // checking at the first row only. The transition function's own fn_expr
-// cannot tell (nodeAgg hands it placeholders), the Aggref can.
+// cannot tell (nodeAgg hands it placeholders), the Aggref can; under Citus,
+// the fields of the row worker_partial_agg wraps the arguments into.
 bool aggregate_args_constant(FunctionCallInfo fcinfo, int first);
 
 // True when a combine function runs for an aggregate that builds from items

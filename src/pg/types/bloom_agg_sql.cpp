@@ -53,7 +53,6 @@ struct AggCache {
 struct BloomFilter {
     sb::Geometry g;
     const sb::Ops* ops;
-    AggCache* site;  // a copy of the cache of the call site that made it (agg_cache); null for a combined state
     void apply(struct varlena* flat, const Hash128* hashes, size_t n) const {
         ops->insert_many(sb::span_for(g, bloom_bits(flat)), hashes, n);
     }
@@ -96,34 +95,28 @@ void resolve_agg_args(FunctionCallInfo fcinfo, AggCache* c) {
     c->resolved = true;
 }
 
-// The cache of a call site without one yet: made at its first row (a call
-// site is an aggregate's or not for good: checked once). Citus calls the
-// transition function through worker_partial_agg with a fresh FmgrInfo for
-// every row; a large state then brings the copy of the cache it was made
-// with, so a row costs no lookups there either.
+// The cache of the call site when fn_extra has none (its first row; every
+// row under Citus, which call_site covers), set up at its first row (a call
+// site is an aggregate's or not for good: checked then).
 AggCache* agg_cache(FunctionCallInfo fcinfo) {
-    FmgrInfo* fl = fcinfo->flinfo;
-    aggregate_context(fcinfo, "bloom_agg_trans");
-    if (!PG_ARGISNULL(0) && BloomAggState::is_one(PG_GETARG_DATUM(0))) {
-        AggCache* kept = BloomAggState::of(PG_GETARG_DATUM(0))->filter.site;
-        if (kept != nullptr) return kept;
+    const CallSite site = call_site(fcinfo, sizeof(AggCache));
+    auto* c = static_cast<AggCache*>(site.cache);
+    if (unlikely(c->hasher.typid == InvalidOid)) {
+        aggregate_context(fcinfo, "bloom_agg_trans");
+        c->args_constant = aggregate_args_constant(fcinfo, 1);
+        item_hasher_init(&c->hasher, call_arg_type(fcinfo->flinfo, 1), site.mcxt);
     }
-    auto* c = static_cast<AggCache*>(MemoryContextAllocZero(fl->fn_mcxt, sizeof(AggCache)));
-    item_hasher_init(&c->hasher, call_arg_type(fl, 1), fl->fn_mcxt);
-    c->args_constant = aggregate_args_constant(fcinfo, 1);
-    fl->fn_extra = c;
     return c;
 }
 
-// A copy of the call site's cache in the memory of the state st.
-AggCache* site_copy(const AggCache* c, BloomAggState* st) {
-    auto* copy = static_cast<AggCache*>(MemoryContextAlloc(st->hdr.eoh_context, sizeof(AggCache)));
-    *copy = *c;
-    item_hasher_init(&copy->hasher, c->hasher.typid, st->hdr.eoh_context);  // its output function's memory too
-    return copy;
-}
-
 }  // namespace
+
+struct varlena* sketch_pg::bloom_sql::agg_state_value(Datum d) {
+    if (!BloomAggState::is_one(d)) return nullptr;
+    BloomAggState* st = BloomAggState::of(d);
+    st->settle();
+    return st->flat;
+}
 
 // bloom_agg(item, n, fpr [, layout]) transition.
 SKETCH_FUNCTION(bloom_agg_trans) {
@@ -143,8 +136,7 @@ SKETCH_FUNCTION(bloom_agg_trans) {
         if (c->g.bytes >= kBufferFromBytes) {
             BloomAggState* st =
                 BloomAggState::create(aggregate_context(fcinfo, "bloom_agg_trans"), "bloom_agg state", bloom_plain_size(c->g));
-            st->filter = BloomFilter{c->g, c->ops, nullptr};
-            st->filter.site = site_copy(c, st);
+            st->filter = BloomFilter{c->g, c->ops};
             std::memcpy(bloom_header(st->flat), c->header, sb::kHeaderBytes);
             if (!PG_ARGISNULL(1)) st->push(hash_item(&c->hasher, PG_GETARG_DATUM(1), 0));
             PG_RETURN_DATUM(st->datum());
@@ -219,7 +211,7 @@ static Datum combine_into_state(FunctionCallInfo fcinfo, void (*into)(uint8_t*, 
     check_compatible(a, b, what);
     if (!a.item.known() && b.item.known()) sb::write_header(bloom_header(a.v), a.g, a.seed, b.item);
     if (made != nullptr)
-        made->filter = BloomFilter{a.g, &guarded([&]() -> const sb::Ops& { return sb::ops_for(a.g.layout); }), nullptr};
+        made->filter = BloomFilter{a.g, &guarded([&]() -> const sb::Ops& { return sb::ops_for(a.g.layout); })};
     into(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes);
     PG_RETURN_DATUM(result);
 }

@@ -150,21 +150,31 @@ using namespace sketch_pg::bloom_sql;
 
 // ---- type I/O ----
 
+// The text decodes straight into the value (the binary form is the value's
+// header and bit array), which is then validated, its header written anew
+// and its padding zeroed: no second copy of a large filter, as Citus's
+// coordinator reads one partial state per shard.
 SKETCH_FUNCTION(bloom_in) {
     const char* s = PG_GETARG_CSTRING(0);
     const size_t len = strlen(s);
     const size_t n = guarded([&] { return sketch::filter_text::decoded_bytes(s, len, "bloom"); });
-    auto* raw = static_cast<uint8_t*>(palloc_large(n > 0 ? n : 1));
-    guarded([&] { sketch::filter_text::read_text(s, len, raw, "bloom"); });
-    struct varlena* v = from_external(raw, n, sketch::Errc::invalid_text, io_typmod(fcinfo));
-    pfree(raw);
+    const size_t bits = n > sb::kHeaderBytes ? n - sb::kHeaderBytes : 0;
+    const size_t size = kBloomBitsOffset + ((bits + 7) & ~size_t(7)) + sb::kTailPad;
+    auto* v = static_cast<struct varlena*>(palloc_large(size));
+    guarded([&] { sketch::filter_text::read_text(s, len, bloom_header(v), "bloom"); });
+    const sb::Header h = guarded([&] { return sb::read_external(bloom_header(v), n, sketch::Errc::invalid_text); });
+    check_bloom_modifier(h.geometry, io_typmod(fcinfo));
+    std::memset(bloom_bits(v) + bits, 0, size - kBloomBitsOffset - bits);
+    SET_VARSIZE(v, size);
+    sb::write_header(bloom_header(v), h.geometry, h.seed, h.item);
     PG_RETURN_POINTER(v);
 }
 
 // The text form straight from the value: the header, then the bit array, no
-// intermediate copy.
+// intermediate copy (nor a flattened copy of a bloom_agg state).
 SKETCH_FUNCTION(bloom_out) {
-    Opened o = open_value(PG_GETARG_DATUM(0));
+    struct varlena* state = agg_state_value(PG_GETARG_DATUM(0));
+    Opened o = state != nullptr ? inspect(state) : open_value(PG_GETARG_DATUM(0));
     uint8_t header[sb::kHeaderBytes];
     sb::write_header(header, o.g, o.seed, o.item);
     const size_t n = sb::kHeaderBytes + o.g.bytes;

@@ -25,6 +25,12 @@ Opened inspect(struct varlena* v);
 // buffered hashes applied) and validated.
 Opened open_value(Datum d);
 
+// bloom_agg's large state (agg_state.hpp) as a value, its buffered hashes
+// applied, in the state's own memory; nullptr for any other datum. For
+// reading only: bloom_out writes a state out without a flattened copy (Citus
+// writes each shard's partial state with the output function).
+struct varlena* agg_state_value(Datum d);
+
 // Refuses to `what` two filters whose item classes do not meet, or of
 // different layout, size or seed.
 void check_compatible(const Opened& a, const Opened& b, const char* what);

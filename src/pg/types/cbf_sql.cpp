@@ -74,12 +74,10 @@ cbf::Geometry geometry_from_args(FunctionCallInfo fcinfo, int capacity_arg, int 
 }
 
 CallCache* call_cache_init(FunctionCallInfo fcinfo, int item_arg) {
-    auto* cache = static_cast<CallCache*>(fcinfo->flinfo->fn_extra);
-    if (cache == nullptr) {
-        cache = static_cast<CallCache*>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallCache)));
-        fcinfo->flinfo->fn_extra = cache;
-    }
-    if (item_arg >= 0) sketch_pg::call_site_hasher(&cache->hasher, fcinfo, item_arg);
+    const sketch_pg::CallSite site = sketch_pg::call_site(fcinfo, sizeof(CallCache));
+    auto* cache = static_cast<CallCache*>(site.cache);
+    if (item_arg >= 0 && cache->hasher.typid == InvalidOid)
+        sketch_pg::item_hasher_init(&cache->hasher, sketch_pg::call_arg_type(fcinfo->flinfo, item_arg), site.mcxt);
     return cache;
 }
 

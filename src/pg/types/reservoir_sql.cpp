@@ -55,9 +55,7 @@ struct CallCache {
 };
 
 CallCache* call_cache(FunctionCallInfo fcinfo) {
-    if (fcinfo->flinfo->fn_extra == nullptr)
-        fcinfo->flinfo->fn_extra = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallCache));
-    return static_cast<CallCache*>(fcinfo->flinfo->fn_extra);
+    return static_cast<CallCache*>(sketch_pg::call_site(fcinfo, sizeof(CallCache)).cache);
 }
 
 uint64 backend_entropy() {
