@@ -82,6 +82,10 @@ TEST(Scaling, ItemsArePlacedByTheirPosition) {
     EXPECT_EQ(sh::subfilter_at(s, 3, 299), 1u);
     EXPECT_EQ(sh::subfilter_at(s, 3, 300), 2u);
     EXPECT_EQ(sh::subfilter_at(s, 3, 100000), 2u);  // past them all: the newest
+    // lookups look first where most items are
+    EXPECT_EQ(sh::fullest_subfilter(s, 1, 5000), 0u);
+    EXPECT_EQ(sh::fullest_subfilter(s, 3, 350), 1u);  // 200 in the second, 50 in the newest
+    EXPECT_EQ(sh::fullest_subfilter(s, 3, 500), 2u);  // 200 in each
     // a reservation says where its items start
     sh::FileHeader h{};
     uint64_t before = 1;

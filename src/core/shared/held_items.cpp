@@ -24,6 +24,13 @@ uint32_t subfilter_at(const Series& s, uint32_t count, uint64_t position) {
     return count == 0 ? 0 : count - 1;
 }
 
+uint32_t fullest_subfilter(const Series& s, uint32_t count, uint64_t held) {
+    if (count < 2) return 0;
+    const uint64_t before = capacity_of(s, count - 1);
+    const uint64_t in_newest = held > before ? held - before : 0;
+    return in_newest >= subfilter_capacity(s, count - 2) ? count - 1 : count - 2;
+}
+
 void settle_items(FileHeader* h, uint64_t reserved, uint64_t used) {
     if (used < reserved) release_items(h, reserved - used);
 }

@@ -45,6 +45,10 @@ Room reserve_items(FileHeader* h, const Series& s, uint64_t more, uint64_t* befo
 // reservation gives them, so that a batch reserved across several
 // sub-filters fills each to its capacity rather than overfilling the newest.
 uint32_t subfilter_at(const Series& s, uint32_t count, uint64_t position);
+// The sub-filter that holds the most of `held` items so placed (the newest,
+// or the one before it while the newest is less full): a lookup of an item
+// the object holds looks there first.
+uint32_t fullest_subfilter(const Series& s, uint32_t count, uint64_t held);
 // Counts `more` items without a limit: an object of unknown capacity (made
 // from a bloom value), which neither refuses nor grows.
 inline void count_items(FileHeader* h, uint64_t more) { __atomic_fetch_add(&h->held, more, __ATOMIC_ACQ_REL); }

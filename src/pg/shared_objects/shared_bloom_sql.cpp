@@ -90,27 +90,38 @@ struct Filters {
     const sbf::Subfilter* subs;
     uint32_t count;
     uint8_t* payload;
+    uint32_t fullest = 0;  // the sub-filter that holds the most items
     uint8_t* bits(uint32_t i) const { return payload + subs[i].offset; }
 };
 
 Filters filters_of(ss::Entry* e, const Parsed& p) {
     const sbf::Subfilter* subs = ss::subfilter_table<sbf::Subfilter>(
         e, [&](uint32_t count) { return sbf::subfilters(p.g, p.series(), count); });
-    return Filters{subs, e->map.subfilters, e->map.payload()};
+    const uint32_t count = e->map.subfilters;
+    return Filters{subs, count, e->map.payload(), sh::fullest_subfilter(p.series(), count, ss::held_items(e))};
 }
 
-// Lookups while adds may run: the newest sub-filter first (it holds the most
-// items; bench/README.md, "Scaling objects").
-bool contains_concurrent(const Filters& f, const sketch::Hash128& h) {
+// A lookup looks where a held item most likely is first (the fullest
+// sub-filter), then in the others, the newest first (bench/README.md,
+// "shared_scaling"); contains is the kernel (concurrent or SIMD).
+template <typename Contains>
+bool contains_any(const Filters& f, const sketch::Hash128& h, Contains contains) {
+    if (contains(f.subs[f.fullest].g, f.bits(f.fullest), h)) return true;
     for (uint32_t i = f.count; i-- > 0;)
-        if (sb::contains_concurrent(f.subs[i].g, f.bits(i), h)) return true;
+        if (i != f.fullest && contains(f.subs[i].g, f.bits(i), h)) return true;
     return false;
+}
+// Lookups while adds may run.
+bool contains_concurrent(const Filters& f, const sketch::Hash128& h) {
+    return contains_any(f, h, [](const sb::Geometry& g, const uint8_t* bits, const sketch::Hash128& x) {
+        return sb::contains_concurrent(g, bits, x);
+    });
 }
 // Lookups of a frozen object: the SIMD kernels.
 bool contains_frozen(const Filters& f, const sketch::Hash128& h) {
-    for (uint32_t i = f.count; i-- > 0;)
-        if (sb::contains(f.subs[i].g, f.bits(i), h)) return true;
-    return false;
+    return contains_any(f, h, [](const sb::Geometry& g, const uint8_t* bits, const sketch::Hash128& x) {
+        return sb::contains(g, bits, x);
+    });
 }
 // An add under the item's stripe into sub-filter `into`: new only when no
 // sub-filter has the item.
@@ -181,9 +192,15 @@ bool sketch_pg::shared_bloom_target(const char* name, int len, uint8 need, Prefe
     if (e == nullptr) return false;
     try {
         const Parsed p = geometry(e);
-        t->ops = &sb::ops_for(p.g.layout, sb::Path::scalar);
-        t->span = sb::span_for(p.g, e->map.payload());
-        t->bytes = p.g.bytes;
+        // a grown object's fullest sub-filter, where lookups look first (when
+        // the entry has its table: nothing may be made here)
+        sbf::Subfilter sub{p.g, 0};
+        if (e->subs != nullptr && e->subs_count == e->map.subfilters)
+            sub = static_cast<const sbf::Subfilter*>(
+                e->subs)[sh::fullest_subfilter(p.series(), e->map.subfilters, ss::held_items(e))];
+        t->ops = &sb::ops_for(sub.g.layout, sb::Path::scalar);
+        t->span = sb::span_for(sub.g, e->map.payload() + sub.offset);
+        t->bytes = sub.g.bytes;
         t->seed = p.seed;
         return true;
     } catch (...) {

@@ -75,6 +75,7 @@ struct Filters {
     const scf::Subfilter* subs;
     uint32_t count;
     uint8_t* payload;
+    uint32_t fullest = 0;  // the sub-filter that holds the most items
     const cbf::Geometry& g(uint32_t i) const { return subs[i].g; }
     uint8_t* counters(uint32_t i) const { return payload + subs[i].offset; }
     uint32_t newest() const { return count - 1; }
@@ -83,13 +84,16 @@ struct Filters {
 Filters filters_of(ss::Entry* e) {
     const scf::Subfilter* subs = ss::subfilter_table<scf::Subfilter>(
         e, [&](uint32_t count) { return scf::subfilters(geometry(e), series_of(e), count); });
-    return Filters{subs, e->map.subfilters, e->map.payload()};
+    const uint32_t count = e->map.subfilters;
+    return Filters{subs, count, e->map.payload(), sh::fullest_subfilter(series_of(e), count, ss::held_items(e))};
 }
 
-// Reads while adds may run (newest first, as shared Bloom filters do).
+// Reads while adds may run: the fullest sub-filter first, then the others,
+// the newest first (as shared Bloom filters do).
 bool contains_atomic(const Filters& f, const sketch::Hash128& h) {
+    if (cbf::contains_atomic(f.g(f.fullest), f.counters(f.fullest), h)) return true;
     for (uint32_t i = f.count; i-- > 0;)
-        if (cbf::contains_atomic(f.g(i), f.counters(i), h)) return true;
+        if (i != f.fullest && cbf::contains_atomic(f.g(i), f.counters(i), h)) return true;
     return false;
 }
 // The item's count: the sum over the sub-filters (each add went to one).
@@ -196,9 +200,15 @@ bool add_in_transaction(ss::Entry* e, const sketch::Hash128& h) {
 bool sketch_pg::shared_cbf_target(const char* name, int len, uint8 need, PrefetchTarget* t) {
     ss::Entry* e = ss::find_opened(name, len, kCbf, need);
     if (e == nullptr) return false;
+    // a grown object's fullest sub-filter, where lookups look first (when the
+    // entry has its table: nothing may be made here)
+    scf::Subfilter sub{geometry(e), 0};
+    if (e->subs != nullptr && e->subs_count == e->map.subfilters)
+        sub = static_cast<const scf::Subfilter*>(
+            e->subs)[sh::fullest_subfilter(series_of(e), e->map.subfilters, ss::held_items(e))];
     t->ops = nullptr;
-    t->cbf = geometry(e);
-    t->span.bits = e->map.payload();
+    t->cbf = sub.g;
+    t->span.bits = e->map.payload() + sub.offset;
     t->bytes = t->cbf.counter_bytes();
     t->seed = t->cbf.seed;
     return true;
