@@ -38,7 +38,14 @@ FileSpan file_span(const FileHeader& h, const char* path, const char* label) {
     if (count > kMaxSubfilters)
         fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" publishes %u sub-filters; at most %u exist", path,
              label, count, kMaxSubfilters);
-    const uint64_t used = file_bytes(grown(h.geometry, h.geometry_len, count));
+    uint64_t payload = 0;
+    try {
+        payload = grown(h.geometry, h.geometry_len, count);
+    } catch (const Error&) {
+        fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" publishes %u sub-filters, more than it can have",
+             path, label, count);
+    }
+    const uint64_t used = file_bytes(payload);
     // A growth a crash interrupted leaves at most the next sub-filter.
     uint64_t most = used;
     if (count < kMaxSubfilters) {

@@ -1,5 +1,6 @@
 // Room for the adds of shared Bloom and counting filters, and the growth of
-// scaling ones (shared_capacity.hpp).
+// scaling ones (shared_capacity.hpp): growing a file, and following another
+// backend's growth (shared_registry.hpp, follow_growth).
 #include "shared_objects/shared_capacity.hpp"
 
 #include <cerrno>
@@ -90,6 +91,22 @@ void grow_by_one(Entry* e) {
 }
 
 }  // namespace
+
+void follow_growth_slow(Entry* e) {
+    char path[MAXPGPATH];
+    object_path(e->name, path, sizeof path);
+    guarded([&] { sh::follow_growth(e->map, path, e->name); });
+}
+
+bool follow_growth_quietly(Entry* e) noexcept {
+    try {
+        char path[MAXPGPATH];
+        object_path(e->name, path, sizeof path);
+        return sh::follow_growth(e->map, path, e->name) || !growth_unseen(e);
+    } catch (...) {
+        return false;
+    }
+}
 
 uint64 reserve_room(Entry* e, const sh::Series& s, uint64 more) {
     if (s.n == 0) {  // capacity unknown

@@ -350,21 +350,6 @@ static Entry* open_entry(const char* name, uint32 kind, uint8 need, bool always_
     return e;
 }
 
-void follow_growth_slow(Entry* e) {
-    char path[MAXPGPATH];
-    object_path(e->name, path, sizeof path);
-    guarded([&] { sh::follow_growth(e->map, path, e->name); });
-}
-
-bool follow_growth_quietly(Entry* e) noexcept {
-    try {
-        char path[MAXPGPATH];
-        object_path(e->name, path, sizeof path);
-        return sh::follow_growth(e->map, path, e->name) || !growth_unseen(e);
-    } catch (...) {
-        return false;
-    }
-}
 
 Entry* open_object(const char* name, uint32 kind, uint8 need) { return open_entry(name, kind, need, true); }
 

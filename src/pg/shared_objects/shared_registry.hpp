@@ -141,7 +141,8 @@ inline void check_mutable(Entry* e) {
 // sub-filters at any time: every call follows (maps) them before it touches
 // the object, so that it adds to the newest and looks in every one. The
 // registry's opens do it (open_object, open_cached); it costs an acquire
-// load of the header's count per call.
+// load of the header's count per call. The slow paths are in
+// shared_capacity.cpp, with the growth itself.
 void follow_growth_slow(Entry* e);
 inline void follow_growth(Entry* e) {
     if (unlikely(e->map.grown != nullptr && sketch::shared::load_subfilters(e->map.header()) > e->map.subfilters))
