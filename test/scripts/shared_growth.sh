@@ -8,7 +8,8 @@
 # counts sum over its sub-filters. Then a backend is killed while it grows an
 # object, between extending the file and publishing the sub-filter
 # (sketchshare.growth_pause_for_tests): after the restart the object reads as
-# before, ignores the tail and grows again. Last, the limits: growth past
+# before, ignores the tail and grows again. A grown object freezes, exports
+# and attaches whole. Last, the limits: growth past
 # sketchshare.max_shared_object_size is refused with 53400, snapshots and
 # merges of a grown object with 0A000.
 set -euo pipefail
@@ -70,6 +71,12 @@ check "the whole stays within its fpr" \
 # timing); more than 3 has a probability below 1e-4.
 check "at most 3 false positives among 100000 items never added" \
     "SELECT count(*) <= 3 FROM generate_series(1000001, 1100000) g WHERE shared_bloom_contains('grow_b', g) OR shared_cbf_contains('grow_c', g)"
+
+# A grown object freezes, exports and attaches with every sub-filter.
+check "a frozen grown object exports and attaches" \
+    "SELECT shared_freeze('grow_b') IS NOT NULL AND shared_export('grow_b', '$WORK/grow_b.copy') IS NOT NULL AND shared_attach('grow_b_copy', '$WORK/grow_b.copy') IS NOT NULL"
+check "... with its sub-filters and every item" \
+    "SELECT (SELECT subfilters >= 5 AND frozen FROM shared_objects WHERE name = 'grow_b_copy') AND (SELECT count(*) = 0 FROM generate_series(1, 4 * $per) g WHERE NOT shared_bloom_contains('grow_b_copy', g))"
 
 # The crash: the growing backend is killed while it holds the extended,
 # unpublished file.
