@@ -441,6 +441,11 @@ COMMENT ON FUNCTION cbf_merge(cbf, cbf) IS
 COMMENT ON FUNCTION cbf_to_bloom(cbf) IS
 'projection onto a bloom with the same m and k (a bit set where a counter is nonzero; layout cbf<k> for classic<k>, block<uint64[2],k> for block<k>): a quarter of the size, and bloom_contains answers as cbf_contains did';
 
+-- The database's owner reads the catalog tables, so that its pg_dump works
+-- (src/sql/40_shared.sql).
+GRANT USAGE ON SCHEMA sketchshare_shared TO pg_database_owner;
+GRANT SELECT ON sketchshare_shared.objects, sketchshare_shared.grants TO pg_database_owner;
+
 -- Growth of scaling shared filters (issue 24, part 2): shared_objects shows the sub-filters
 DROP VIEW shared_objects;
 DROP FUNCTION sketchshare_shared.file_info(text);

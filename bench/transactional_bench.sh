@@ -10,7 +10,9 @@
 #  2. N new keys (default 10M, the x of t as bench/run.sh loads it) in one
 #     INSERT ... SELECT through shared_cbf_add, transactional and immediate,
 #     against the same load through ON CONFLICT DO NOTHING into a fresh table
-#     with a primary key, and count(x) (serial): wall-clock ms.
+#     with a primary key, and count(x) (serial): wall-clock ms. Two floors
+#     beside them: the same insert with no filter, and the transactional adds
+#     with no insert (count(*) ... WHERE shared_cbf_add).
 #   bash bench/transactional_bench.sh [--rows N] [--seconds T] [--rounds R] [--mode M]
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -62,10 +64,17 @@ txn=$(ms "INSERT INTO tgt SELECT x FROM t WHERE shared_cbf_add('bulk', x)")
 check=$(q "SELECT count(*) FROM tgt")
 fresh
 imm=$(ms "INSERT INTO tgt SELECT x FROM t WHERE shared_cbf_add('bulk', x, false)")
+# The floors: the insert with no filter, and the filter with no insert.
+fresh
+plain=$(ms "INSERT INTO tgt SELECT x FROM t")
+fresh
+alone=$(ms "SELECT count(*) FROM t WHERE shared_cbf_add('bulk', x)")
 fresh
 pk=$(ms "INSERT INTO tgt_pk SELECT x FROM t ON CONFLICT DO NOTHING")
 echo "== $ROWS new keys in one INSERT ... SELECT (serial plans); the transactional load inserted $check rows"
 echo "count(x): $count ms"
 echo "transactional shared_cbf_add: $txn ms ($(awk "BEGIN {printf \"%.2fx\", $txn / $count}") count(x), primary key / it $(awk "BEGIN {printf \"%.1fx\", $pk / $txn}"))"
 echo "immediate shared_cbf_add: $imm ms ($(awk "BEGIN {printf \"%.2fx\", $imm / $count}") count(x))"
+echo "the insert alone, no filter: $plain ms ($(awk "BEGIN {printf \"%.2fx\", $plain / $count}") count(x))"
+echo "transactional shared_cbf_add alone, no insert (count(*) WHERE): $alone ms ($(awk "BEGIN {printf \"%.2fx\", $alone / $count}") count(x))"
 echo "ON CONFLICT DO NOTHING into a primary key: $pk ms ($(awk "BEGIN {printf \"%.2fx\", $pk / $count}") count(x))"

@@ -45,6 +45,12 @@ CREATE TABLE sketchshare_shared.grants (
 COMMENT ON TABLE sketchshare_shared.grants IS
 'sketchshare: privileges granted on shared objects with shared_grant';
 REVOKE ALL ON sketchshare_shared.objects, sketchshare_shared.grants FROM PUBLIC;
+-- pg_dump reads these tables (configuration tables, below), so the
+-- database's owner may read them, as pg_database_owner: its dump of its own
+-- database then works without superuser. It sees every object's row and
+-- image, its own or not (docs/operations.md, "Backups and copies").
+GRANT USAGE ON SCHEMA sketchshare_shared TO pg_database_owner;
+GRANT SELECT ON sketchshare_shared.objects, sketchshare_shared.grants TO pg_database_owner;
 
 -- CREATE DATABASE ... TEMPLATE copies these tables but not the object files
 -- (they live outside the database's storage): the copy starts with no shared

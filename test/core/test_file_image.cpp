@@ -2,7 +2,6 @@
 // as a file is, written back as a file that holds the same object.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 #include <unistd.h>
 #include <vector>

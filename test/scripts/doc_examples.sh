@@ -20,8 +20,9 @@
 # none, by the comment lines right below it up to a blank line or the block's
 # end (psql's output, such as a jsonb value or a list of rows). Comment lines
 # right above a statement are a heading, not a result (unless they state a
-# result and follow a statement with no blank line: a failure, as output that
-# lost its blank line would be ignored). A comment states a
+# result or read as rows, `a|b`, and follow a statement with no blank line: a
+# failure, as output that lost its blank line would be ignored; so are output
+# lines below a statement whose own lines carry comments). A comment states a
 # result when, after dropping an explanation (`: ...` or a trailing `(...)`),
 # it is a JSON value or a comma-separated list of values, each one of:
 #   true / false / t / f / NULL     a boolean or NULL
@@ -454,11 +455,16 @@ def run_file(path):
         return f"{NAME}:{s.first}" if s.first == s.last else f"{NAME}:{s.first}-{s.last}"
 
     for s in stmts:
-        if s.unclosed and stated(" ".join(c for _, c in s.unclosed)) is not None:
-            # a heading that states a result: output that lacks its blank line?
+        if s.unclosed and (stated(" ".join(c for _, c in s.unclosed)) is not None
+                           or all("|" in c for _, c in s.unclosed)):
+            # a heading that states a result or reads as rows (a|b): output
+            # that lacks its blank line?
             failures.append(f"{NAME}:{s.unclosed[0][0]}: -- {s.unclosed[0][1]}: comment lines right below a "
                             "statement and right above the next: end its output with a blank line, or "
                             "separate the heading from the statement above by one")
+        if s.comments and s.output:
+            failures.append(f"{where(s)}: -- {s.output[0][1]}: output lines below a statement whose lines carry "
+                            "comments too: state its result one way")
         comments = s.comments or s.output
         s.want, s.lines_out = None, None
         if s.skip:

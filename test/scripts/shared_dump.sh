@@ -14,9 +14,10 @@
 set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
-r1=sketchshare_dump_r1 r2=sketchshare_dump_r2 r3=sketchshare_dump_r3
+r1=sketchshare_dump_r1 r2=sketchshare_dump_r2 r3=sketchshare_dump_r3 own=sketchshare_dump_own
 start_test sketchshare_dump "DROP DATABASE IF EXISTS $r1" "DROP DATABASE IF EXISTS $r2" \
-    "DROP DATABASE IF EXISTS $r3" "DROP ROLE IF EXISTS dump_owner"
+    "DROP DATABASE IF EXISTS $r3" "DROP DATABASE IF EXISTS $own" "DROP ROLE IF EXISTS dump_owner" \
+    "DROP ROLE IF EXISTS dump_dbowner" "DROP ROLE IF EXISTS dump_other"
 bin=$(server_bin)
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS dump_owner" -c "CREATE ROLE dump_owner LOGIN"
 
@@ -151,7 +152,33 @@ answers >"$WORK/cleaned" || fail "reading the source restored over itself"
 diff "$WORK/source" "$WORK/cleaned" || fail "restored over itself, the source answers differently (diff above)"
 echo "ok: restored over itself with --clean"
 
-# 5. A second cluster: its own role oids, found by name.
+# 5. A database owned by a role that is no superuser: its pg_dump carries the
+# shared objects, its own and a superuser's (pg_database_owner reads the
+# catalog tables); a role that is neither may not read them.
+psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $own" -c "DROP ROLE IF EXISTS dump_dbowner" \
+    -c "DROP ROLE IF EXISTS dump_other" -c "CREATE ROLE dump_dbowner LOGIN" -c "CREATE ROLE dump_other LOGIN" \
+    -c "CREATE DATABASE $own OWNER dump_dbowner TEMPLATE template0"
+PGDATABASE=$own psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+CREATE EXTENSION sketchshare;
+SELECT shared_bloom_create('admins', 1000, 0.001), shared_bloom_add('admins', 7);
+GRANT EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, int) TO dump_dbowner;
+SET ROLE dump_dbowner;
+SELECT shared_cbf_create('mine', 1000), shared_cbf_add('mine', 8);
+RESET ROLE;
+SELECT shared_sync(name) FROM shared_objects;
+SQL
+PGUSER=dump_dbowner "$bin/pg_dump" -Fc -f "$WORK/own.dump" "$own" 2>"$WORK/own.err" ||
+    { cat "$WORK/own.err"; fail "the database's owner, no superuser, could not dump it"; }
+PGUSER=dump_other PGDATABASE=$own check_error "another role may not read the catalog" \
+    'permission denied for schema sketchshare_shared' "SELECT count(*) FROM sketchshare_shared.objects"
+psql -X -q -d postgres -c "DROP DATABASE $own" -c "CREATE DATABASE $own OWNER dump_dbowner TEMPLATE template0"
+"$bin/pg_restore" -d "$own" "$WORK/own.dump" || fail "restoring the database owner's dump"
+PGDATABASE=$own check "the owner's dump brought back both objects" \
+    "SELECT shared_bloom_contains('admins', 7) AND shared_cbf_contains('mine', 8) AND NOT shared_cbf_contains('mine', 9)"
+psql -X -q -d postgres -c "DROP DATABASE $own"
+echo "ok: the database's owner, no superuser, dumps its shared objects"
+
+# 6. A second cluster: its own role oids, found by name.
 other=$WORK/other
 mkdir -p "$other" && chmod 777 "$other"
 as_owner "$bin/initdb" -D "$other/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >/dev/null

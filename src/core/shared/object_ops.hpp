@@ -83,17 +83,28 @@ void back_off(const Mapping& m, const Waiter& w, const ReadTicket& ticket);
 // (bool(const Hash128&), must not throw) does the kind's atomic add and says
 // whether the item was probably new. *fresh counts those (items added
 // before a frozen or dropped outcome included). Counts one op when done.
-template <typename Insert>
-Outcome add_hashes(const Mapping& m, const Waiter& w, const Hash128* hashes, int n, Insert&& insert, int64_t* fresh) {
+// How many items ahead of the one it adds add_hashes starts loading the
+// lines of: enough to cover memory latency with a counting filter's k lines
+// per item, few enough that the lines are still cached when they are used.
+constexpr int kAddAhead = 8;
+
+// prefetch (void(const Hash128&)) starts loading an item's lines: called
+// kAddAhead items ahead, so that a batch larger than the caches does not
+// wait for memory at every item.
+template <typename Insert, typename Prefetch>
+Outcome add_hashes(const Mapping& m, const Waiter& w, const Hash128* hashes, int n, Insert&& insert, int64_t* fresh,
+                   Prefetch&& prefetch) {
     StripeLock stripes = m.stripes();
     ReadTicket ticket;
     *fresh = 0;
+    for (int i = 0; i < n && i < kAddAhead; ++i) prefetch(hashes[i]);
     for (int i = 0;;) {
         const Outcome locked = lock_shared_to_change(m, w, &ticket);
         if (locked != Outcome::done) return locked;
         for (; i < n; ++i) {
             const uint32_t stripe = StripeLock::stripe_of(hashes[i].lo);
             if (!stripes.try_lock(stripe, w.owner, kLockWordSpins)) break;
+            if (i + kAddAhead < n) prefetch(hashes[i + kAddAhead]);
             *fresh += insert(hashes[i]);
             stripes.unlock(stripe, w.owner);
         }
@@ -103,6 +114,11 @@ Outcome add_hashes(const Mapping& m, const Waiter& w, const Hash128* hashes, int
     add_ops(m.header(), w.owner, 1);
     unlock_shared(m, w, ticket);
     return Outcome::done;
+}
+
+template <typename Insert>
+Outcome add_hashes(const Mapping& m, const Waiter& w, const Hash128* hashes, int n, Insert&& insert, int64_t* fresh) {
+    return add_hashes(m, w, hashes, n, insert, fresh, [](const Hash128&) {});
 }
 
 // Runs change() (must not throw) under the exclusive lock and counts one op.

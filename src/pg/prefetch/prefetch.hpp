@@ -33,12 +33,17 @@ void register_cbf_prefetchables();           // types/cbf_sql.cpp
 void register_shared_bloom_prefetchables();  // shared_objects/shared_bloom_sql.cpp
 void register_shared_cbf_prefetchables();    // shared_objects/shared_cbf_sql.cpp
 
+namespace shared {
+struct Entry;
+}
+
 struct PrefetchTarget {
     const sketch::bloom::Ops* ops;  // a bloom layout's kernels; nullptr: a cbf
     sketch::bloom::Span span;       // bloom: the array's shape; both: bits = the array
     sketch::cbf::Geometry cbf;      // a cbf's geometry
     uint64_t bytes;                 // the array's size
     uint64_t seed;                  // items hash with it
+    const shared::Entry* object = nullptr;  // a shared object (its transaction's pending adds), else nullptr
 };
 
 inline void prefetch_item(const PrefetchTarget& t, const sketch::Hash128& h) {

@@ -10,6 +10,7 @@
 #include "prefetch/prefetch.hpp"
 #include "prefetch/prefetch_scan.hpp"
 #include "shared_objects/shared_registry.hpp"
+#include "shared_objects/transactional_adds.hpp"
 
 extern "C" {
 #include "access/heapam.h"
@@ -233,7 +234,10 @@ void prefetch_row(PrefetchScanState* st, HeapScanDesc hs, int index) {
             if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)) continue;  // the function detoasts it
         }
         const sketch::Hash128 h = hash_item(&p->hasher, d, p->target.seed);
-        if (p->prefetch) prefetch_item(p->target, h);
+        if (p->prefetch) {
+            prefetch_item(p->target, h);
+            if (p->target.object != nullptr) shared::prefetch_pending(p->target.object, h);
+        }
         if (i == 0) st->rows[index] = Digest{true, d, h};
     }
 }

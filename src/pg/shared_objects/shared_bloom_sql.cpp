@@ -133,14 +133,21 @@ bool insert_atomic(const Filters& f, uint32_t into, const sketch::Hash128& h) {
 
 // Adds n hashed items whose room starts at `position` in the series s: each
 // new one goes into the sub-filter of its position (sh::subfilter_at; the
-// newest but for a batch that filled older ones). Returns the new ones.
-int64 add_placed(ss::Entry* e, const Filters& f, const sh::Series& s, uint64_t position,
+// newest but for a batch that filled older ones), the lines of the one the
+// batch starts in loaded ahead (ops: the kernels of the layout every
+// sub-filter has). Returns the new ones.
+int64 add_placed(ss::Entry* e, const Filters& f, const sb::Ops& ops, const sh::Series& s, uint64_t position,
                  const sketch::Hash128* hashes, int n) {
-    return ss::add_hashes_shared(e, hashes, n, [&](const sketch::Hash128& x) {
-        const bool added = insert_atomic(f, sh::subfilter_at(s, f.count, position), x);
-        position += added;
-        return added;
-    });
+    const uint32_t first = sh::subfilter_at(s, f.count, position);
+    const sb::Span span = sb::span_for(f.subs[first].g, f.bits(first));
+    return ss::add_hashes_shared(
+        e, hashes, n,
+        [&](const sketch::Hash128& x) {
+            const bool added = insert_atomic(f, sh::subfilter_at(s, f.count, position), x);
+            position += added;
+            return added;
+        },
+        [&](const sketch::Hash128& x) { ops.prefetch_one(span, x); });
 }
 
 // Raises 0A000 for what a bloom value cannot hold: an object of several
@@ -202,6 +209,7 @@ bool sketch_pg::shared_bloom_target(const char* name, int len, uint8 need, Prefe
         t->span = sb::span_for(sub.g, e->map.payload() + sub.offset);
         t->bytes = sub.g.bytes;
         t->seed = p.seed;
+        t->object = e;
         return true;
     } catch (...) {
         return false;  // the function reports it
@@ -261,9 +269,11 @@ uint64 apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
     sbf::Subfilter subs[sh::kMaxSubfilters];
     Filters f{subs, 0, nullptr};
     sh::Series s;
+    const sb::Ops* ops;
     try {
         const Parsed p = geometry(e);
         s = p.series();
+        ops = &sb::ops_for(p.g.layout, sb::Path::scalar);
         ss::follow_growth_quietly(e);
         const std::vector<sbf::Subfilter> all = sbf::subfilters(p.g, p.series(), e->map.subfilters);
         std::copy(all.begin(), all.end(), subs);
@@ -275,7 +285,7 @@ uint64 apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
     // the batch's room was reserved last (the adds of other transactions may
     // have followed): it starts about n before the items held
     const uint64_t held = ss::held_items(e);
-    return uint64(add_placed(e, f, s, held > uint64_t(n) ? held - uint64_t(n) : 0, hashes, n));
+    return uint64(add_placed(e, f, *ops, s, held > uint64_t(n) ? held - uint64_t(n) : 0, hashes, n));
 }
 
 // The object's series; its geometry parsed when it was opened, so this does
@@ -295,7 +305,8 @@ constexpr ss::AddOps kAddOps{apply_adds, series_of, false};
 // given back after. Returns the new ones.
 int64 add_now(ss::Entry* e, const Parsed& p, const sketch::Hash128* hashes, int n) {
     const uint64_t position = ss::reserve_room(e, p.series(), uint64(n));  // may grow the object
-    const int64 fresh = add_placed(e, filters_of(e, p), p.series(), position, hashes, n);
+    const sb::Ops& ops = sketch_pg::guarded([&]() -> const sb::Ops& { return sb::ops_for(p.g.layout, sb::Path::scalar); });
+    const int64 fresh = add_placed(e, filters_of(e, p), ops, p.series(), position, hashes, n);
     ss::settle_room(e, uint64(n), uint64(fresh));
     return fresh;
 }

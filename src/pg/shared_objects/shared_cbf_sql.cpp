@@ -127,9 +127,12 @@ bool add_atomic(const Filters& f, uint32_t into, const sketch::Hash128& h) {
 // the new ones.
 int64 add_placed(ss::Entry* e, const Filters& f, const sh::Series& s, uint64_t position,
                  const sketch::Hash128* hashes, int n) {
-    return ss::add_hashes_shared(e, hashes, n, [&](const sketch::Hash128& x) {
-        return add_atomic(f, sh::subfilter_at(s, f.count, position++), x);
-    });
+    // the counters of the sub-filter the batch starts in are loaded ahead
+    const uint32_t first = sh::subfilter_at(s, f.count, position);
+    return ss::add_hashes_shared(
+        e, hashes, n,
+        [&](const sketch::Hash128& x) { return add_atomic(f, sh::subfilter_at(s, f.count, position++), x); },
+        [&](const sketch::Hash128& x) { cbf::prefetch(f.g(first), f.counters(first), x); });
 }
 // A remove (under the exclusive lock): from the newest sub-filter that has
 // the item.
@@ -211,6 +214,7 @@ bool sketch_pg::shared_cbf_target(const char* name, int len, uint8 need, Prefetc
     t->span.bits = e->map.payload() + sub.offset;
     t->bytes = t->cbf.counter_bytes();
     t->seed = t->cbf.seed;
+    t->object = e;
     return true;
 }
 

@@ -222,12 +222,13 @@ sketch::Hash128* hash_array_arg(FunctionCallInfo fcinfo, int argno, uint64_t see
 
 // Adds n hashed items (sketch::shared::add_hashes): each under its stripe,
 // so concurrent adds of one item report "new" once; `insert`
-// (bool(const Hash128&), must not raise) does the kind's atomic add. Counts
-// one op. Returns how many were probably new.
-template <typename Insert>
-int64 add_hashes_shared(Entry* e, const sketch::Hash128* hashes, int n, Insert insert) {
+// (bool(const Hash128&), must not raise) does the kind's atomic add, and
+// `prefetch` (void(const Hash128&)) starts loading an item's lines ahead of
+// it. Counts one op. Returns how many were probably new.
+template <typename Insert, typename Prefetch>
+int64 add_hashes_shared(Entry* e, const sketch::Hash128* hashes, int n, Insert insert, Prefetch prefetch) {
     int64_t fresh = 0;
-    check_outcome(e, sketch::shared::add_hashes(e->map, waiter(), hashes, n, insert, &fresh));
+    check_outcome(e, sketch::shared::add_hashes(e->map, waiter(), hashes, n, insert, &fresh, prefetch));
     return fresh;
 }
 

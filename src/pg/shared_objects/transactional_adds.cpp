@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "shared_objects/registry_internal.hpp"
+#include "memory/huge_pages.hpp"
 #include "shared_objects/shared_capacity.hpp"
 
 extern "C" {
@@ -60,9 +61,11 @@ int64 items_capacity = 0;
 PendingObject* objects = nullptr;
 int nobjects = 0;
 int objects_capacity = 0;
-// Open addressing (linear probing) over item indexes + 1, 0 empty; at most
-// half full.
-uint32* slots = nullptr;
+// Open addressing (linear probing), at most half full. A slot holds an
+// item's index + 1 (0: empty) in its low half and the item's fingerprint in
+// its high half, so that a probe reads an item of the list (a cache miss in a
+// large list) only when the fingerprints match.
+uint64* slots = nullptr;
 uint64 slots_mask = 0;
 int64 indexed = 0;
 bool callbacks_registered = false;  // and the planner hook
@@ -75,6 +78,11 @@ uint64 mix(uint64 x) {
 
 uint64 home_of(uint32 object, const sketch::Hash128& h) { return mix(h.lo ^ (uint64(object) << 48)) & slots_mask; }
 
+// From other bits of the hash than home_of's.
+uint64 fingerprint_of(const sketch::Hash128& h) { return h.hi & 0xFFFFFFFF00000000ull; }
+
+uint32 item_of(uint64 slot) { return uint32(slot); }
+
 void object_tag(LOCKTAG* tag, uint64 file_id) {
     SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, uint32(file_id >> 32), uint32(file_id), kObjectClass);
 }
@@ -86,16 +94,18 @@ void key_tag(LOCKTAG* tag, uint64 file_id, const sketch::Hash128& h) {
 
 // The slot holding index+1 of an item equal to (object, h), or of a free one.
 uint64 probe(uint32 object, const sketch::Hash128& h) {
+    const uint64 fp = fingerprint_of(h);
     for (uint64 s = home_of(object, h);; s = (s + 1) & slots_mask) {
-        const uint32 v = slots[s];
+        const uint64 v = slots[s];
         if (v == 0) return s;
-        const PendingItem& it = items[v - 1];
+        if ((v & 0xFFFFFFFF00000000ull) != fp) continue;
+        const PendingItem& it = items[item_of(v) - 1];
         if (it.object == object && it.h == h) return s;
     }
 }
 
 void index_item(int64 i) {
-    slots[probe(items[i].object, items[i].h)] = uint32(i + 1);
+    slots[probe(items[i].object, items[i].h)] = fingerprint_of(items[i].h) | uint64(i + 1);
     items[i].level |= kIndexed;
     indexed++;
 }
@@ -104,14 +114,20 @@ void grow_index() {
     const uint64 n = slots == nullptr ? 1024 : (slots_mask + 1) * 2;
     // allocated before the old one goes: an allocation that fails leaves the
     // index whole for a subtransaction that catches the error
-    auto* grown = static_cast<uint32*>(MemoryContextAllocHuge(TopTransactionContext, n * sizeof(uint32)));
+    // in huge pages: a probe of a large index is also a TLB miss on 4 KiB ones
+    auto* grown = static_cast<uint64*>(alloc_large(TopTransactionContext, n * sizeof(uint64)));
     if (slots != nullptr) pfree(slots);
     slots = grown;
-    memset(slots, 0, n * sizeof(uint32));
+    memset(slots, 0, n * sizeof(uint64));
     slots_mask = n - 1;
     indexed = 0;
-    for (int64 i = 0; i < pending_items; ++i)
+    // Each item goes to a random slot: start loading one some items ahead.
+    constexpr int64 kAhead = 16;
+    for (int64 i = 0; i < pending_items; ++i) {
+        if (i + kAhead < pending_items)
+            __builtin_prefetch(&slots[home_of(items[i + kAhead].object, items[i + kAhead].h)], 1);
         if (items[i].level & kIndexed) index_item(i);
+    }
 }
 
 // Removes item i from the index (backward-shift deletion keeps every
@@ -121,7 +137,7 @@ void unindex_item(int64 i) {
     slots[s] = 0;
     indexed--;
     for (uint64 next = (s + 1) & slots_mask; slots[next] != 0; next = (next + 1) & slots_mask) {
-        const PendingItem& it = items[slots[next] - 1];
+        const PendingItem& it = items[item_of(slots[next]) - 1];
         const uint64 home = home_of(it.object, it.h);
         // Move it into the hole when the hole lies cyclically in [home, next).
         if (((next - home) & slots_mask) >= ((next - s) & slots_mask)) {
@@ -150,8 +166,8 @@ void append(uint32 object, const sketch::Hash128& h, uint32 flags) {
 // The index of an item of (object, h) in the list, or -1.
 int64 find(uint32 object, const sketch::Hash128& h) {
     if (slots == nullptr) return -1;
-    const uint32 v = slots[probe(object, h)];
-    return v == 0 ? -1 : int64(v) - 1;
+    const uint64 v = slots[probe(object, h)];
+    return v == 0 ? -1 : int64(item_of(v)) - 1;
 }
 
 void forget_all() {
@@ -439,6 +455,11 @@ bool add_in_transaction(Entry* e, const sketch::Hash128& h, const Lookup& commit
 bool pending_in_transaction_slow(const Entry* e, const sketch::Hash128& h) {
     const int o = find_object(e);
     return o >= 0 && find(uint32(o), h) >= 0;
+}
+
+void prefetch_pending_slow(const Entry* e, const sketch::Hash128& h) {
+    const int o = find_object(e);
+    if (o >= 0 && slots != nullptr) __builtin_prefetch(&slots[home_of(uint32(o), h)]);
 }
 
 void wait_for_pending_adds(uint64 file_id) {

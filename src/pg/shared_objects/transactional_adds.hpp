@@ -22,7 +22,7 @@
 // overflows, lets go of the key and waits for that transaction to end; the
 // overflowing one waits for the transactions whose pending adds held key
 // locks when it began. Shared memory stays bounded (the key locks); each
-// pending add takes 24 bytes of the backend's memory in the list and 8 to 16
+// pending add takes 24 bytes of the backend's memory in the list and 16 to 32
 // in its index.
 //
 // Room in the object (shared_capacity.hpp) is reserved when an add that takes
@@ -77,6 +77,13 @@ extern int64 pending_items;
 bool pending_in_transaction_slow(const Entry* e, const sketch::Hash128& h);
 inline bool pending_in_transaction(const Entry* e, const sketch::Hash128& h) {
     return pending_items != 0 && pending_in_transaction_slow(e, h);
+}
+// Starts loading the slot of this transaction's index that an add or lookup
+// of h in e will read (the prefetching scan calls it for upcoming rows: in a
+// large transaction the index is far larger than the caches).
+void prefetch_pending_slow(const Entry* e, const sketch::Hash128& h);
+inline void prefetch_pending(const Entry* e, const sketch::Hash128& h) {
+    if (pending_items != 0) prefetch_pending_slow(e, h);
 }
 
 // The `transactional` argument of an add (true when absent).
