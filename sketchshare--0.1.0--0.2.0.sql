@@ -445,3 +445,32 @@ COMMENT ON FUNCTION cbf_to_bloom(cbf) IS
 -- (src/sql/40_shared.sql).
 GRANT USAGE ON SCHEMA sketchshare_shared TO pg_database_owner;
 GRANT SELECT ON sketchshare_shared.objects, sketchshare_shared.grants TO pg_database_owner;
+
+-- Growth of scaling shared filters (issue 24, part 2): shared_objects shows the sub-filters
+DROP VIEW shared_objects;
+DROP FUNCTION sketchshare_shared.file_info(text);
+CREATE FUNCTION sketchshare_shared.file_info(name text,
+    OUT bytes bigint, OUT frozen boolean, OUT ops bigint, OUT capacity bigint, OUT fpr float8,
+    OUT layout text, OUT m bigint, OUT k int, OUT status text, OUT expansion int, OUT items_held bigint,
+    OUT subfilters int)
+AS 'MODULE_PATHNAME', 'shared_file_info'
+LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION sketchshare_shared.file_info(text) IS
+'sketchshare: facts read from a shared object''s file header (status says why a file is unusable)';
+
+CREATE VIEW shared_objects WITH (security_barrier) AS
+SELECT o.name, o.kind, o.owner::regrole AS owner, i.bytes, i.frozen, o.readonly,
+       i.capacity, i.fpr, i.expansion, i.subfilters, i.items_held, i.layout, i.m, i.k, i.ops,
+       CASE WHEN o.image IS NOT NULL AND i.status OPERATOR(pg_catalog.~~) '% is missing'
+            THEN 'missing: written from its image at first use' ELSE i.status END AS status,
+       o.created
+FROM sketchshare_shared.objects o
+LEFT JOIN LATERAL sketchshare_shared.file_info(o.name) i ON true
+WHERE (SELECT h.db FROM sketchshare_shared.home h) OPERATOR(pg_catalog.=)
+      (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())
+  AND (pg_catalog.pg_has_role(o.owner, 'USAGE')
+       OR EXISTS (SELECT FROM sketchshare_shared.grants g
+                  WHERE g.name OPERATOR(pg_catalog.=) o.name AND pg_catalog.pg_has_role(g.grantee, 'USAGE')));
+COMMENT ON VIEW shared_objects IS
+'Shared objects of this database that the current role owns or was granted (superusers: all): name, kind, owner, file size, frozen, read-only (attached), geometry (capacity, fpr, expansion: 0 for a fixed size, layout, m = counters or bits, k = hashes, of the first sub-filter), sub-filters, items held (Bloom and counting filters), write calls so far, and the file''s status';
+GRANT SELECT ON shared_objects TO PUBLIC;

@@ -72,7 +72,7 @@ SELECT shared_cbf_remove('ic_cbf', 1);
 SELECT shared_cbf_count_of('ic_cbf', 1);
 SELECT shared_cbf_add('ic_cbf', ARRAY['a']);
 SELECT shared_bloom_merge('ic_bloom', bloom_add(shared_bloom_snapshot('ic_bloom'), 'a'));
-SELECT shared_cbf_merge('ic_cbf', cbf_add(cbf_empty(1000), 1));
+SELECT shared_cbf_merge('ic_cbf', cbf_add(cbf_empty(1000, 0.005), 1));  -- the first sub-filter's rate
 SELECT bloom_contains(shared_bloom_snapshot('ic_bloom'), 'a');
 SELECT shared_create_from('ic_copy', cbf_add(cbf_empty(1000), 'a'));
 SELECT shared_cbf_add('ic_copy', 1);

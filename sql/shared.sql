@@ -71,7 +71,9 @@ SELECT cbf_contains(shared_cbf_snapshot('seen'), 1001) AS snap_has_abc,
 -- a value seeds a shared object, and merges into one
 SELECT shared_create_from('copy', shared_cbf_snapshot('seen'));
 SELECT shared_cbf_snapshot('copy') = shared_cbf_snapshot('seen') AS identical;
-SELECT shared_cbf_merge('copy', cbf_add(cbf_add(cbf_empty(1000), 3003), 3003));
+-- (a scaling object's first sub-filter is sized for half the fpr: 0.005)
+SELECT shared_cbf_merge('copy', cbf_add(cbf_add(cbf_empty(1000, 0.005), 3003), 3003));
+SELECT shared_cbf_merge('copy', cbf_empty(1000));
 SELECT shared_cbf_count_of('copy', 3003) AS merged, shared_cbf_contains('seen', 3003) AS not_in_source;
 SELECT shared_cbf_merge('copy', cbf_empty(10));
 SELECT shared_cbf_merge('copy', cbf_empty(1000, 0.001));

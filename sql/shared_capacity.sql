@@ -65,11 +65,12 @@ SELECT shared_bloom_add_many('fixed_bf', ARRAY[2, 3, 4], transactional => false)
 COMMIT;
 SELECT (shared_bloom_stats('fixed_bf') ->> 'items_held')::int AS held_after_commit;
 
--- objects that may grow take adds past their capacity (growth by sub-filters
--- is not built yet) and count them
+-- scaling objects grow by sub-filters past their capacity (10, 20, 40: 30
+-- items need two) and count their items
 SELECT shared_bloom_add_many('grows_bf', array_agg(g), transactional => false) AS added FROM generate_series(1, 30) g;
 SELECT shared_cbf_add_many('grows_cbf', array_agg(g)) AS added FROM generate_series(1, 30) g;
-SELECT name, kind, capacity, expansion, items_held FROM shared_objects
+SELECT count(*) AS found FROM generate_series(1, 30) g WHERE shared_bloom_contains('grows_bf', g) AND shared_cbf_contains('grows_cbf', g);
+SELECT name, kind, capacity, expansion, subfilters, items_held FROM shared_objects
 WHERE name IN ('fixed_bf', 'fixed_cbf', 'grows_bf', 'grows_cbf') ORDER BY name;
 -- if_not_exists forms take the expansion too
 SELECT shared_bloom_create('fixed_bf2', 10, 0.01, true, expansion => 0) AS created,

@@ -22,6 +22,7 @@ namespace sketch_pg {
 char* seed_setting = nullptr;
 char* node_local_objects = nullptr;
 int max_shared_object_size = kDefaultMaxSharedObjectSize;
+int growth_pause_for_tests_ms = 0;
 double partial_state_page_cost = 20.0;
 
 namespace {
@@ -103,6 +104,12 @@ void _PG_init(void) {
                             "at once.",
                             &sketch_pg::reusable_memory_mb, 256, 0, INT_MAX, PGC_USERSET, GUC_UNIT_MB, nullptr,
                             sketch_pg::reusable_memory_assign, nullptr);
+    DefineCustomIntVariable("sketchshare.growth_pause_for_tests",
+                            "For crash tests: a pause between extending a growing object's file and publishing "
+                            "its new sub-filter.",
+                            "0 (the default) does not pause; never set it outside tests.",
+                            &sketch_pg::growth_pause_for_tests_ms, 0, 0, 600000, PGC_SUSET,
+                            GUC_UNIT_MS | GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE, nullptr, nullptr, nullptr);
     MarkGUCPrefixReserved("sketchshare");
     sketch_pg::shared::register_shared_bloom_kind();
     sketch_pg::shared::register_shared_cbf_kind();

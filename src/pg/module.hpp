@@ -23,6 +23,12 @@ extern int max_shared_object_size;
 // (module.cpp). No object may be created then.
 bool max_shared_object_size_known();
 
+// sketchshare.growth_pause_for_tests: milliseconds a growing backend sleeps
+// between extending an object's file and publishing its new sub-filter
+// (shared_capacity.cpp), holding the object's lock: a crash test kills it
+// there. 0 (the default) in any real use. Superusers only.
+extern int growth_pause_for_tests_ms;
+
 // sketchshare.partial_state_page_cost: the planner's cost of handing one 8 kB
 // page of a filter aggregate's partial state from a parallel worker (or a
 // partition) to the step that combines them (agg_state.cpp).

@@ -126,7 +126,8 @@ COMMENT ON EVENT TRIGGER sketchshare_load_before_drop IS
 
 CREATE FUNCTION sketchshare_shared.file_info(name text,
     OUT bytes bigint, OUT frozen boolean, OUT ops bigint, OUT capacity bigint, OUT fpr float8,
-    OUT layout text, OUT m bigint, OUT k int, OUT status text, OUT expansion int, OUT items_held bigint)
+    OUT layout text, OUT m bigint, OUT k int, OUT status text, OUT expansion int, OUT items_held bigint,
+    OUT subfilters int)
 AS 'MODULE_PATHNAME', 'shared_file_info'
 LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION sketchshare_shared.file_info(text) IS
@@ -140,7 +141,7 @@ COMMENT ON FUNCTION sketchshare_shared.file_info(text) IS
 -- barrier: a condition of the caller's query sees only those rows.
 CREATE VIEW shared_objects WITH (security_barrier) AS
 SELECT o.name, o.kind, o.owner::regrole AS owner, i.bytes, i.frozen, o.readonly,
-       i.capacity, i.fpr, i.expansion, i.items_held, i.layout, i.m, i.k, i.ops,
+       i.capacity, i.fpr, i.expansion, i.subfilters, i.items_held, i.layout, i.m, i.k, i.ops,
        CASE WHEN o.image IS NOT NULL AND i.status OPERATOR(pg_catalog.~~) '% is missing'
             THEN 'missing: written from its image at first use' ELSE i.status END AS status,
        o.created
@@ -152,7 +153,7 @@ WHERE (SELECT h.db FROM sketchshare_shared.home h) OPERATOR(pg_catalog.=)
        OR EXISTS (SELECT FROM sketchshare_shared.grants g
                   WHERE g.name OPERATOR(pg_catalog.=) o.name AND pg_catalog.pg_has_role(g.grantee, 'USAGE')));
 COMMENT ON VIEW shared_objects IS
-'Shared objects of this database that the current role owns or was granted (superusers: all): name, kind, owner, file size, frozen, read-only (attached), geometry (capacity, fpr, expansion: 0 for a fixed size, layout, m = counters or bits, k = hashes), items held (Bloom and counting filters), write calls so far, and the file''s status';
+'Shared objects of this database that the current role owns or was granted (superusers: all): name, kind, owner, file size, frozen, read-only (attached), geometry (capacity, fpr, expansion: 0 for a fixed size, layout, m = counters or bits, k = hashes, of the first sub-filter), sub-filters, items held (Bloom and counting filters), write calls so far, and the file''s status';
 GRANT SELECT ON shared_objects TO PUBLIC;
 
 -- ---- every kind ----

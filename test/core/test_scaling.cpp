@@ -73,6 +73,28 @@ TEST(Scaling, RoomForAnAdd) {
     EXPECT_EQ(sh::room_for(fixed, 1, 0, 101).outcome, sh::Room::full);
 }
 
+TEST(Scaling, ItemsArePlacedByTheirPosition) {
+    const sh::Series s{100, 0.01, 2};  // sub-filters of 100, 200, 400 items
+    EXPECT_EQ(sh::subfilter_at(s, 1, 0), 0u);
+    EXPECT_EQ(sh::subfilter_at(s, 1, 5000), 0u);  // one sub-filter: it takes everything
+    EXPECT_EQ(sh::subfilter_at(s, 3, 99), 0u);
+    EXPECT_EQ(sh::subfilter_at(s, 3, 100), 1u);
+    EXPECT_EQ(sh::subfilter_at(s, 3, 299), 1u);
+    EXPECT_EQ(sh::subfilter_at(s, 3, 300), 2u);
+    EXPECT_EQ(sh::subfilter_at(s, 3, 100000), 2u);  // past them all: the newest
+    // lookups look first where most items are
+    EXPECT_EQ(sh::fullest_subfilter(s, 1, 5000), 0u);
+    EXPECT_EQ(sh::fullest_subfilter(s, 3, 350), 1u);  // 200 in the second, 50 in the newest
+    EXPECT_EQ(sh::fullest_subfilter(s, 3, 500), 2u);  // 200 in each
+    // a reservation says where its items start
+    sh::FileHeader h{};
+    uint64_t before = 1;
+    ASSERT_EQ(sh::reserve_items(&h, s, 40, &before).outcome, sh::Room::fits);
+    EXPECT_EQ(before, 0u);
+    ASSERT_EQ(sh::reserve_items(&h, s, 60, &before).outcome, sh::Room::fits);
+    EXPECT_EQ(before, 40u);
+}
+
 TEST(Scaling, ExpansionArgument) {
     EXPECT_NO_THROW(sh::check_expansion(0));
     EXPECT_NO_THROW(sh::check_expansion(1));

@@ -99,7 +99,11 @@ TEST(SharedCbfFormat, RoundTripAndPayload) {
     scf::Description d;
     ASSERT_TRUE(scf::describe(bytes_of(&s), sizeof s, &d));
     EXPECT_EQ(d.capacity, 50000u);
-    EXPECT_EQ(d.fpr, 0.001);
+    // a scaling object stores its first sub-filter, sized for half the rate asked
+    EXPECT_EQ(d.fpr, 0.002);
+    EXPECT_EQ(scf::series_of(bytes_of(&s), sizeof s).fpr, 0.002);
+    EXPECT_EQ(scf::first_fpr(scf::series_of(bytes_of(&s), sizeof s)), 0.001);
+    EXPECT_EQ(scf::series_of(bytes_of(&s), scf::kStoredBytesWithoutExpansion).fpr, 0.001);
     EXPECT_EQ(d.expansion, 3u);
     EXPECT_EQ(d.m, g.m);
     EXPECT_EQ(d.k, g.k);

@@ -4,7 +4,8 @@
 # freeze. Restored into a new database (pg_restore, and a plain dump through
 # psql into a copy of another database that has the extension), into a
 # database with objects of its own, and on a second cluster (roles by name),
-# every kind reads as it was at its last sync: items, owner, grants, frozen.
+# every kind reads as it was at its last sync: items, owner, grants, frozen,
+# the sub-filters of a grown object.
 # Edge cases: items added after the last sync are lost; an object dropped after
 # the dump comes back; a foreign file at the name is replaced; an image of a
 # newer format is refused; an object over the image limit is listed but its
@@ -31,6 +32,9 @@ SELECT shared_freeze('sealed');
 SELECT shared_bloom_create('stale', 1000, 0.0001), shared_bloom_add_many('stale', array_agg(g)) FROM generate_series(1, 100) g;
 SELECT shared_cbf_create('gone', 100), shared_cbf_add('gone', 1);
 SELECT shared_cbf_create('big', 4000000), shared_cbf_add_many('big', array_agg(g)) FROM generate_series(1, 20000) g;
+-- grown to several sub-filters: the image carries them all
+SELECT shared_cbf_create('grown', 100, 1e-6), shared_cbf_add_many('grown', array_agg(g), false) FROM generate_series(1, 1000) g;
+SELECT shared_bloom_create('grown_b', 100, 1e-6), shared_bloom_add_many('grown_b', array_agg(g), false) FROM generate_series(1, 1000) g;
 SET ROLE dump_owner;
 SELECT shared_cbf_create('seen', 1000), shared_cbf_add_many('seen', array_agg(g % 50)) FROM generate_series(1, 200) g;
 SELECT shared_grant('seen', 'pg_monitor', 'read');
@@ -39,7 +43,8 @@ SELECT shared_sync(name) FROM shared_objects WHERE name <> 'sealed';
 SELECT shared_bloom_add_many('stale', array_agg(g)) FROM generate_series(101, 200) g;
 SQL
 echo "ok: objects made and synced"
-out=$(psql -X -At -v ON_ERROR_STOP=1 -c "SELECT shared_bloom_create('huge', 447300000, 0.01, 'classic')" 2>&1) ||
+check "two objects have grown" "SELECT bool_and(subfilters = 4) FROM shared_objects WHERE name IN ('grown', 'grown_b')"
+out=$(psql -X -At -v ON_ERROR_STOP=1 -c "SELECT shared_bloom_create('huge', 447300000, 0.01, 'classic', expansion => 0)" 2>&1) ||
     fail "creating a large object: $out"
 grep -q 'WARNING:  shared object "huge" is too large for an image in the catalog' <<<"$out" ||
     fail "no warning for an object over the image limit: $out"
@@ -56,7 +61,9 @@ SELECT md5(shared_bloom_snapshot('urls')::text), md5(shared_bloom_snapshot('seal
 SELECT md5(shared_reservoir_snapshot('picks')::text), shared_reservoir_seen('picks'),
        (SELECT array_agg(s ORDER BY s) FROM shared_reservoir_sample('picks', NULL::int) s);
 SELECT count(*) FILTER (WHERE shared_bloom_contains('stale', g)) FROM generate_series(1, 100) g;
-SELECT name, kind, owner, frozen, readonly, capacity, fpr, layout, m, k, status
+SELECT count(*) FILTER (WHERE shared_cbf_count_of('grown', g) = 1 AND shared_bloom_contains('grown_b', g))
+FROM generate_series(1, 1000) g;
+SELECT name, kind, owner, frozen, readonly, capacity, fpr, layout, m, k, subfilters, bytes, status
 FROM shared_objects WHERE name NOT IN ('huge', 'mine') ORDER BY name;
 SQL
 }
@@ -71,7 +78,7 @@ echo "ok: dumped; 'gone' dropped after the dump"
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $r1" -c "CREATE DATABASE $r1 TEMPLATE template0"
 "$bin/pg_restore" -d "$r1" "$WORK/db.dump" || fail "pg_restore into a new database"
 PGDATABASE=$r1 check "before their first use, the restored objects' files are to be written from their images" \
-    "SELECT count(*) = 7 FROM shared_objects WHERE status = 'missing: written from its image at first use'"
+    "SELECT count(*) = 9 FROM shared_objects WHERE status = 'missing: written from its image at first use'"
 PGDATABASE=$r1 check "... but the one with no image is missing" \
     "SELECT status LIKE '%shared object \"huge\" is missing' FROM shared_objects WHERE name = 'huge'"
 # Sessions that open an object at once: one writes its file, the others wait

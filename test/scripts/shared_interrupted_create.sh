@@ -21,7 +21,7 @@ BACKEND=""
 trap '[ -z "$BACKEND" ] || kill -CONT "$BACKEND" 2>/dev/null || true; end_test' EXIT
 q "SELECT shared_cbf_create('small', 1000)" >/dev/null
 dir=$(object_dir)
-big=100000000  # a 512 MB file
+big=100000000  # a 512 MB file (fixed-size: a scaling one sizes its first sub-filter for half the fpr, 1 GiB)
 
 magic() { od -An -tx8 -N8 "$1" | tr -d ' '; }
 
@@ -37,7 +37,7 @@ paused_create() {
         psql -X -q -At >"$WORK/$name.log" 2>&1 <<SQL &
 SELECT pg_backend_pid() \g $WORK/pid-$name
 BEGIN;
-SELECT shared_cbf_create('$name', $big);
+SELECT shared_cbf_create('$name', $big, 0.01, expansion => 0);
 \! while [ ! -e "$WORK/end-$name" ]; do sleep 0.05; done
 \i $WORK/end-$name
 SQL

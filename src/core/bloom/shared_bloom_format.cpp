@@ -26,6 +26,11 @@ uint64_t payload_bytes(const std::vector<Subfilter>& subs) {
     return subs.empty() ? 0 : subs.back().offset + payload_bytes(subs.back().g);
 }
 
+uint64_t grown_payload(const uint8_t* blob, uint32_t len, uint32_t count) {
+    const Geometry p = parse(blob, len, "?");
+    return grows(p) ? payload_bytes(subfilters(p.g, p.series(), count)) : 0;
+}
+
 StoredGeometry to_stored(const bloom::Geometry& g, uint64_t seed, uint64_t n, double fpr, uint32_t expansion) {
     StoredGeometry s{};
     bloom::write_header(s.header, g, seed);

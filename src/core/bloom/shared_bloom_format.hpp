@@ -77,6 +77,12 @@ struct Subfilter {
 std::vector<Subfilter> subfilters(const bloom::Geometry& first, const shared::Series& s, uint32_t count);
 // The payload that holds them: the last one's offset and payload_bytes.
 uint64_t payload_bytes(const std::vector<Subfilter>& subs);
+// Whether an object of geometry p grows: a scaling one of known capacity
+// (one made from a value does not know its n).
+inline bool grows(const Geometry& p) { return p.expansion != 0 && p.n != 0; }
+// The kind's shared::GrownPayload: the payload of the first `count`
+// sub-filters of a stored geometry, 0 when it does not grow.
+uint64_t grown_payload(const uint8_t* blob, uint32_t len, uint32_t count);
 
 // What the shared_objects view shows of a geometry.
 struct Description {

@@ -57,7 +57,13 @@ cbf::Geometry from_blob(const uint8_t* blob) {
 shared::Series series_of(const uint8_t* blob, uint32_t len) {
     StoredGeometry s{};
     memcpy(&s, blob, len == sizeof s ? sizeof s : kStoredBytesWithoutExpansion);
-    return shared::Series{s.capacity, s.fpr, s.expansion};
+    const double asked = s.expansion == 0 ? s.fpr : s.fpr / (1 - shared::kTightening);
+    return shared::Series{s.capacity, asked, s.expansion};
+}
+
+uint64_t grown_payload(const uint8_t* blob, uint32_t len, uint32_t count) {
+    const shared::Series s = series_of(blob, len);
+    return s.scaling() ? payload_bytes(subfilters(from_blob(blob), s, count)) : 0;
 }
 
 void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t payload_bytes) {
@@ -79,7 +85,7 @@ bool describe(const uint8_t* blob, uint32_t len, Description* out) noexcept {
     if (len != sizeof(StoredGeometry) && len != kStoredBytesWithoutExpansion) return false;
     const cbf::Geometry g = from_blob(blob);
     out->capacity = g.capacity;
-    out->fpr = g.fpr;
+    out->fpr = series_of(blob, len).fpr;
     out->expansion = series_of(blob, len).expansion;
     out->m = g.m;
     out->k = g.k;

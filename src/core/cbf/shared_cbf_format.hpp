@@ -48,7 +48,12 @@ StoredGeometry to_stored(const cbf::Geometry& g, uint32_t expansion);
 // validated copy, or one validate accepted).
 cbf::Geometry from_blob(const uint8_t* blob);
 // Its series of sub-filters (capacity, fpr and expansion; 0 in 0.1.0 files).
+// The stored geometry is the first sub-filter's: a scaling object's holds
+// the rate of that sub-filter (shared::subfilter_fpr), the series the rate
+// asked for.
 shared::Series series_of(const uint8_t* blob, uint32_t len);
+// The rate the first sub-filter of a series is sized for.
+inline double first_fpr(const shared::Series& s) { return shared::subfilter_fpr(s, 0); }
 
 // The kind's shared::GeometryValidator: the length, the geometry
 // (cbf::check_geometry against cbf::kMaxCounters) and the payload's size;
@@ -68,6 +73,9 @@ struct Subfilter {
 std::vector<Subfilter> subfilters(const cbf::Geometry& first, const shared::Series& s, uint32_t count);
 // The payload that holds them: the last one's offset and counters.
 uint64_t payload_bytes(const std::vector<Subfilter>& subs);
+// The kind's shared::GrownPayload: the payload of the first `count`
+// sub-filters of a stored geometry, 0 for a fixed-size object.
+uint64_t grown_payload(const uint8_t* blob, uint32_t len, uint32_t count);
 
 // What the shared_objects view shows of a geometry.
 struct Description {

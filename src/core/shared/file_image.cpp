@@ -30,7 +30,8 @@ void write_image(const Mapping& m, uint8_t* out) noexcept {
     image->flags = load_flags(h) & kFrozen;
     image->item_class = load_item_class(h);
     image->ops = load_ops(h);
-    image->subfilters = __atomic_load_n(&h->subfilters, __ATOMIC_ACQUIRE);
+    // the sub-filters the image holds: those m maps (the caller has followed any growth)
+    image->subfilters = m.grown != nullptr ? m.subfilters : __atomic_load_n(&h->subfilters, __ATOMIC_ACQUIRE);
     image->held = __atomic_load_n(&h->held, __ATOMIC_ACQUIRE);
     std::memcpy(out + kHeaderBytes, m.payload(), size_t(m.size - kHeaderBytes));
 }
@@ -51,12 +52,13 @@ void restore_image(const std::string& path, const char* label, const uint8_t* im
                    bool durable) {
     FileHeader h;
     std::memcpy(&h, image, sizeof h);
-    if (len != h.total_bytes) fail(Errc::internal, "restore_image: an unchecked image");
+    if (len != used_bytes(h)) fail(Errc::internal, "restore_image: an unchecked image");
     CreateSpec spec{};
     spec.kind = Kind(h.kind);
     spec.geometry = h.geometry;
     spec.geometry_len = h.geometry_len;
     spec.payload_bytes = h.payload_bytes;
+    spec.grown_payload_bytes = len - kHeaderBytes;
     spec.file_id = h.file_id;
     spec.initial_payload = image + kHeaderBytes;
     spec.initial_flags = h.flags & kFrozen;

@@ -17,7 +17,7 @@
 // early, never late. Growth publishes a larger count with publish_subfilters
 // once the file holds the new sub-filters, so a crash before it leaves the
 // count as it was (the file may be longer than it needs; the next growth
-// reuses the space).
+// replaces that tail: shared_file.hpp, extend_file).
 #pragma once
 
 #include <cstdint>
@@ -35,11 +35,22 @@ inline uint32_t load_subfilters(const FileHeader* h) {
 inline uint64_t load_held(const FileHeader* h) { return __atomic_load_n(&h->held, __ATOMIC_ACQUIRE); }
 
 // Reserves room for `more` items in the published sub-filters: Room::fits
-// when reserved, otherwise what room_for says (grow or full) and nothing
-// reserved.
-Room reserve_items(FileHeader* h, const Series& s, uint64_t more);
-// Counts `more` items without a limit: an object that takes adds past its
-// capacity (a scaling one, until it grows; one of unknown capacity).
+// when reserved (*before: the items held before it, where the reserved
+// ones start in the series), otherwise what room_for says (grow or full)
+// and nothing reserved.
+Room reserve_items(FileHeader* h, const Series& s, uint64_t more, uint64_t* before = nullptr);
+// The sub-filter (< count) that item number `position` of the series goes
+// into: the first whose capacity, with the ones before it, passes it; the
+// newest past them all. Adds place their new items by the position their
+// reservation gives them, so that a batch reserved across several
+// sub-filters fills each to its capacity rather than overfilling the newest.
+uint32_t subfilter_at(const Series& s, uint32_t count, uint64_t position);
+// The sub-filter that holds the most of `held` items so placed (the newest,
+// or the one before it while the newest is less full): a lookup of an item
+// the object holds looks there first.
+uint32_t fullest_subfilter(const Series& s, uint32_t count, uint64_t held);
+// Counts `more` items without a limit: an object of unknown capacity (made
+// from a bloom value), which neither refuses nor grows.
 inline void count_items(FileHeader* h, uint64_t more) { __atomic_fetch_add(&h->held, more, __ATOMIC_ACQ_REL); }
 // Gives back the part of a reservation the adds did not use.
 void settle_items(FileHeader* h, uint64_t reserved, uint64_t used);

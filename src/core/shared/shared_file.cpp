@@ -150,15 +150,16 @@ void validate(const FileHeader& h, const uint8_t* raw, uint64_t size, const std:
     if (h.header_bytes != kHeaderBytes || h.payload_offset != kHeaderBytes || h.geometry_len > kGeometryBytes ||
         h.payload_bytes > kMaxPayloadBytes || h.total_bytes != h.payload_offset + h.payload_bytes)
         fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" has an inconsistent header", p, label);
-    if (size < h.total_bytes)
+    validators[ki](label, h.geometry, h.geometry_len, h.payload_bytes);
+    const FileSpan span = file_span(h, p, label);
+    if (size < span.used)
         fail(Errc::corrupted,
              "file \"%s\" of shared object \"%s\" is truncated: %llu bytes, its header says %llu", p, label,
-             (unsigned long long)size, (unsigned long long)h.total_bytes);
-    if (size > h.total_bytes)
+             (unsigned long long)size, (unsigned long long)span.used);
+    if (size > span.most)
         fail(Errc::corrupted,
              "file \"%s\" of shared object \"%s\" is extended: %llu bytes, its header says %llu", p, label,
-             (unsigned long long)size, (unsigned long long)h.total_bytes);
-    validators[ki](label, h.geometry, h.geometry_len, h.payload_bytes);
+             (unsigned long long)size, (unsigned long long)span.used);
 }
 
 FileHeader read_and_validate(int fd, uint64_t size, const std::string& path, const char* label,
@@ -200,10 +201,12 @@ const char* kind_name(uint32_t kind) {
     }
 }
 
-void register_kind(Kind kind, GeometryValidator validator, LockWordsReset reset_lock_words) {
+void register_kind(Kind kind, GeometryValidator validator, LockWordsReset reset_lock_words,
+                   GrownPayload grown_payload) {
     const int ki = kind_index(uint32_t(kind));
     validators[ki] = validator;
     lock_words_resets[ki] = reset_lock_words;
+    grown_payloads[ki] = grown_payload;
 }
 
 uint64_t header_checksum(const FileHeader& h) {
@@ -282,13 +285,15 @@ void adopt_lock(int fd, const Mapping& m, uint64_t run, const char* label) {
 }
 
 // True if st (the file at the path, or the descriptor mapped) is still the
-// file m maps, at its size, and the mapped header's immutable part is what
-// was validated (its checksum recomputed: an edit that also rewrote the
-// stored checksum is seen too). The size is checked first: the header is
-// read only while the file covers it.
+// file m maps, at its size (or longer, for an object that grows, by what its
+// published sub-filters and the next one may take: other processes' growth),
+// and the mapped header's immutable part is what was validated (its checksum
+// recomputed: an edit that also rewrote the stored checksum is seen too).
+// The size is checked first: the header is read only while the file covers it.
 bool unchanged(const Mapping& m, const struct stat& st) noexcept {
-    if (uint64_t(st.st_dev) != m.dev || uint64_t(st.st_ino) != m.ino || uint64_t(st.st_size) != m.size ||
-        !S_ISREG(st.st_mode))
+    const uint64_t size = uint64_t(st.st_size);
+    if (uint64_t(st.st_dev) != m.dev || uint64_t(st.st_ino) != m.ino || size < m.size || !S_ISREG(st.st_mode) ||
+        (size > m.size && size > most_bytes(m)))
         return false;
     const FileHeader* h = m.header();
     return h->magic == kMagic && h->checksum == m.fixed.checksum && header_checksum(*h) == m.fixed.checksum;
@@ -322,7 +327,9 @@ Mapping attach_file(const std::string& path, const char* label, uint32_t expecte
     uint64_t size = 0;
     Fd fd(open_existing(path, label, writable, &size));
     FileHeader h = read_and_validate(fd.fd, size, path, label, expected_kind);
-    void* base = mmap(nullptr, size_t(h.total_bytes), PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd.fd, 0);
+    // The published sub-filters, not an unpublished tail after them.
+    const uint64_t used = used_bytes(h);
+    void* base = mmap(nullptr, size_t(used), PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd.fd, 0);
     if (base == MAP_FAILED)
         fail(errno == ENOMEM ? Errc::out_of_memory : Errc::io_error,
              "could not map file \"%s\" of shared object \"%s\": %s", path.c_str(), label, errstr(errno).c_str());
@@ -330,11 +337,13 @@ Mapping attach_file(const std::string& path, const char* label, uint32_t expecte
     // Pages not in the page cache yet (after a reboot) are then read in as
     // 2 MiB folios and mapped whole, as create_file leaves them. Advice only:
     // ignored where transparent huge pages are off or unsupported.
-    if (h.total_bytes >= kFolioBytes) (void)madvise(base, size_t(h.total_bytes), MADV_HUGEPAGE);
+    if (used >= kFolioBytes) (void)madvise(base, size_t(used), MADV_HUGEPAGE);
 #endif
     Mapping m;
     m.base = static_cast<uint8_t*>(base);
-    m.size = h.total_bytes;
+    m.size = used;
+    m.subfilters = h.subfilters == 0 ? 1 : h.subfilters;
+    m.grown = grown_payload_of(h);
     m.writable = writable;
     m.fixed = fixed_part(h);
     // The header was validated as read before the mapping was made: the

@@ -8,6 +8,12 @@
 //   offset 8192  item stripes: kItemStripes x uint32
 //   offset 12288 payload (page aligned), payload_bytes long; file size = 12288 + payload_bytes
 //
+// A scaling filter grows by sub-filters (shared/scaling.hpp): its header's
+// payload_bytes and total_bytes stay those of the first sub-filter, later
+// ones follow in the payload, and the file holds the sub-filters its header
+// publishes (FileHeader::subfilters), perhaps followed by the next one whose
+// growth a crash interrupted before it was published (shared_file_growth.cpp).
+//
 // The format is native-endian (a file from a machine of the other byte order
 // fails the magic check). Creation writes every header field but the magic,
 // then the magic: a header without magic was left by an interrupted create.
@@ -97,7 +103,12 @@ using GeometryValidator = void (*)(const char* label, const uint8_t* geometry, u
 // Clears the process ids a kind keeps in its payload besides the header's
 // lock (a reservoir's mutex), with the header's lock words (attach_file).
 using LockWordsReset = void (*)(uint8_t* payload);
-void register_kind(Kind kind, GeometryValidator validator, LockWordsReset reset_lock_words = nullptr);
+// The payload of the first `count` sub-filters of a geometry (count >= 1),
+// for kinds that grow; 0 when this object does not grow (a fixed-size one).
+// Throws a corrupted or program_limit Error.
+using GrownPayload = uint64_t (*)(const uint8_t* geometry, uint32_t geometry_len, uint32_t count);
+void register_kind(Kind kind, GeometryValidator validator, LockWordsReset reset_lock_words = nullptr,
+                   GrownPayload grown_payload = nullptr);
 
 // For validators: runs check (a core check of a geometry, which throws
 // Error) and names the object `label` in the message of what it throws.
@@ -134,6 +145,11 @@ struct Mapping {
     uint64_t dev = 0;  // the file mapped (st_dev, st_ino)
     uint64_t ino = 0;
     int fd = -1;  // its descriptor, for file_changed; -1 once let go (drop_descriptor)
+    // The sub-filters mapped (1 for objects that do not grow), and whether
+    // the object may grow: its file may then become longer than `size`, by
+    // sub-filters published later (follow_growth maps them).
+    uint32_t subfilters = 1;
+    GrownPayload grown = nullptr;  // the kind's, for an object that grows; else nullptr
     FileHeader* header() const { return reinterpret_cast<FileHeader*>(base); }
     uint8_t* payload() const { return base + kHeaderBytes; }
     uint32_t* slots() const { return reinterpret_cast<uint32_t*>(base + kSlotsOffset); }
@@ -153,6 +169,10 @@ struct CreateSpec {
     uint64_t ops = 0;         // FileHeader::ops (and its op count)
     uint32_t subfilters = 0;  // FileHeader::subfilters and held: a restored file keeps what it counted
     uint64_t held = 0;
+    // The payload of every sub-filter published (a grown object's image),
+    // when larger than payload_bytes (the first one's); initial_payload holds
+    // that many bytes.
+    uint64_t grown_payload_bytes = 0;
     bool durable = true;  // fsync the file and its directory
     uint64_t run = 0;     // FileHeader::created_run
     // Polled between the 2 MiB writes that fill the file; true abandons the
@@ -190,6 +210,30 @@ bool file_changed(const Mapping& m, const std::string& path) noexcept;
 // Closes m's descriptor (a process short of descriptors): file_changed then
 // looks at the path.
 void drop_descriptor(Mapping& m) noexcept;
+
+// The bytes of the file that hold its header and published sub-filters (a
+// validated header): total_bytes, or more for an object that has grown.
+uint64_t used_bytes(const FileHeader& h);
+
+// Maps the sub-filters published since m was mapped (another process grew
+// the object): false when there are none. Throws corrupted naming `label`
+// when the header publishes more than the file at path holds, out_of_memory
+// when the mapping cannot grow. The mapping may move (m.base changes).
+bool follow_growth(Mapping& m, const std::string& path, const char* label);
+
+// The file size that `count` sub-filters of m's object need, which must
+// grow (m.grown); throws program_limit past kMaxPayloadBytes.
+uint64_t grown_file_bytes(const Mapping& m, uint32_t count);
+
+// Growth of m's object by one sub-filter, in two steps under the exclusive
+// lock: extend_file makes the file, now from_bytes long as its published
+// sub-filters need (an unpublished tail after them is dropped), to_bytes
+// long, zeroed (posix_fallocate), and durable (fdatasync) before anything
+// relies on it; then held_items' publish_subfilters publishes the count.
+// Returns 0 or the errno of the failed step (ENOSPC: the disk is full). A
+// crash in between leaves an unpublished tail, which validation accepts and
+// the next growth replaces. path serves when m has no descriptor.
+int extend_file(const Mapping& m, const std::string& path, uint64_t from_bytes, uint64_t to_bytes) noexcept;
 
 // Reads and validates only the header (no mapping). Throws like attach_file.
 FileHeader read_header(const std::string& path, const char* label, uint32_t expected_kind);

@@ -4,6 +4,7 @@
 // shared_file.cpp.
 #include "shared/shared_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -174,9 +175,10 @@ void check_spec(const char* label, const CreateSpec& spec) {
     const int ki = kind_index(uint32_t(spec.kind));
     if (ki < 0 || validators[ki] == nullptr) fail(Errc::internal, "unknown shared object kind %u", uint32_t(spec.kind));
     if (spec.geometry_len > kGeometryBytes) fail(Errc::internal, "geometry too large");
-    if (spec.payload_bytes > kMaxPayloadBytes)
+    if (std::max(spec.payload_bytes, spec.grown_payload_bytes) > kMaxPayloadBytes)
         fail(Errc::program_limit, "shared object \"%s\" would need %llu bytes; the limit is %llu", label,
-             (unsigned long long)spec.payload_bytes, (unsigned long long)kMaxPayloadBytes);
+             (unsigned long long)std::max(spec.payload_bytes, spec.grown_payload_bytes),
+             (unsigned long long)kMaxPayloadBytes);
     validators[ki](label, spec.geometry, spec.geometry_len, spec.payload_bytes);
 }
 
@@ -272,7 +274,8 @@ int open_new_file(const std::string& path, const char* label, Existing existing)
 // Writes the new file (fd, made by open_new_file): its blocks reserved, the
 // header and payload, the magic last. On failure the file is removed.
 void write_new_file(int fd, const std::string& path, const char* label, const CreateSpec& spec) {
-    const uint64_t total = file_bytes(spec.payload_bytes);
+    const uint64_t payload = std::max(spec.payload_bytes, spec.grown_payload_bytes);
+    const uint64_t total = file_bytes(payload);
     const char* p = path.c_str();
     auto abandon = [&](const char* what, int err) {
         unlink(p);
@@ -289,7 +292,7 @@ void write_new_file(int fd, const std::string& path, const char* label, const Cr
     h->kind = uint32_t(spec.kind);
     h->header_bytes = kHeaderBytes;
     h->geometry_len = spec.geometry_len;
-    h->total_bytes = total;
+    h->total_bytes = file_bytes(spec.payload_bytes);
     h->payload_offset = kHeaderBytes;
     h->payload_bytes = spec.payload_bytes;
     h->file_id = spec.file_id;
@@ -309,7 +312,7 @@ void write_new_file(int fd, const std::string& path, const char* label, const Cr
     // PMD entry per 2 MiB: a backend that attaches the object takes a few page
     // faults instead of one per 4 KiB page (each of them an ext4 page_mkwrite),
     // which dominated the cost of adds from new connections.
-    write_aligned(fd, head.data(), spec.initial_payload, spec.payload_bytes, spec.stop, abandon);
+    write_aligned(fd, head.data(), spec.initial_payload, payload, spec.stop, abandon);
     if (spec.durable && fdatasync(fd) != 0) abandon("sync", errno);
     const uint64_t magic = kMagic;
     if (!pwrite_full(fd, &magic, sizeof magic, 0)) abandon("write the header of", errno);
@@ -335,9 +338,10 @@ void copy_file(const std::string& from, const std::string& to, const char* label
     if (require_frozen && !(h.flags & kFrozen))
         fail(Errc::object_state, "file \"%s\" holds a shared object that is not frozen; freeze it first",
              from.c_str());
-    if (h.total_bytes > max_bytes)
+    const uint64_t used = used_bytes(h);  // an unpublished tail is not copied
+    if (used > max_bytes)
         fail(Errc::program_limit, "file \"%s\" has %llu bytes, more than the %llu allowed (did it change?)",
-             from.c_str(), (unsigned long long)h.total_bytes, (unsigned long long)max_bytes);
+             from.c_str(), (unsigned long long)used, (unsigned long long)max_bytes);
     Fd out(open_new_locked(to));
     if (out.fd < 0)
         fail(Errc::io_error, "could not create file \"%s\": %s", to.c_str(),
@@ -347,10 +351,10 @@ void copy_file(const std::string& from, const std::string& to, const char* label
         fail(err == ENOSPC ? Errc::program_limit : Errc::io_error, "could not %s \"%s\": %s", what, to.c_str(),
              errstr(err).c_str());
     };
-    if (int err = posix_fallocate(out.fd, 0, off_t(h.total_bytes))) abandon("reserve space for", err);
+    if (int err = posix_fallocate(out.fd, 0, off_t(used))) abandon("reserve space for", err);
     std::vector<uint8_t> buf(kFolioBytes);
-    for (uint64_t off = kHeaderBytes; off < h.total_bytes;) {  // 2 MiB aligned writes: see write_aligned
-        size_t chunk = size_t(std::min<uint64_t>(h.total_bytes, (off / kFolioBytes + 1) * kFolioBytes) - off);
+    for (uint64_t off = kHeaderBytes; off < used;) {  // 2 MiB aligned writes: see write_aligned
+        size_t chunk = size_t(std::min<uint64_t>(used, (off / kFolioBytes + 1) * kFolioBytes) - off);
         if (!pread_full(in.fd, buf.data(), chunk, off_t(off))) abandon("read the source of", errno ? errno : EIO);
         if (!pwrite_full(out.fd, buf.data(), chunk, off_t(off))) abandon("write", errno);
         off += chunk;

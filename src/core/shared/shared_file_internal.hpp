@@ -13,6 +13,8 @@ namespace shared {
 
 // The geometry validators of the registered kinds, by kind_index.
 extern GeometryValidator validators[5];
+// The growth functions of the registered kinds that grow, by kind_index.
+extern GrownPayload grown_payloads[5];
 // The slot of a kind in the kinds' tables, -1 for an unknown kind.
 int kind_index(uint32_t kind);
 
@@ -41,6 +43,21 @@ int open_existing(const std::string& path, const char* label, bool writable, uin
 // Validates a header read from a file of `size` bytes.
 void validate(const FileHeader& h, const uint8_t* raw, uint64_t size, const std::string& path, const char* label,
               uint32_t expected_kind);
+// The sizes a file with header h (validated but for its size) may have: the
+// bytes its published sub-filters need, and the most it may hold (the next
+// sub-filter too, whose growth a crash interrupted); both total_bytes for an
+// object that does not grow. Throws corrupted naming the file.
+struct FileSpan {
+    uint64_t used;
+    uint64_t most;
+};
+FileSpan file_span(const FileHeader& h, const char* path, const char* label);
+// The most bytes the file m maps may have now: what its published
+// sub-filters and the next one need (m.size for an object that does not
+// grow). Never throws.
+uint64_t most_bytes(const Mapping& m) noexcept;
+// The kind's growth function if the object of header h grows, else nullptr.
+GrownPayload grown_payload_of(const FileHeader& h);
 // Reads the header of the file open as fd (size bytes) and validates it;
 // ops is the sum of the op stripes.
 FileHeader read_and_validate(int fd, uint64_t size, const std::string& path, const char* label,

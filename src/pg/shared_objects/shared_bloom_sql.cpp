@@ -1,11 +1,18 @@
 // Shared Bloom filters: the bloom core's kernels run on the object's mapped
-// bit array (page aligned, followed by the kernels' zero tail pad).
-//   add:      shared lock + the item's stripe + insert_atomic (atomic OR on 64-bit words)
-//   contains: no lock (contains_concurrent); frozen objects: the SIMD lookup
-//   clear, merge, snapshot: exclusive lock
+// bit arrays (page aligned, each followed by the kernels' zero tail pad): one,
+// or the sub-filters of a scaling object that has grown (shared/scaling.hpp).
+//   add:      shared lock + the item's stripe + insert_atomic (atomic OR on
+//             64-bit words) into the newest sub-filter, unless an older one
+//             has the item
+//   contains: no lock (contains_concurrent), every sub-filter, the newest
+//             first; frozen objects: the SIMD lookup
+//   clear, merge, snapshot: exclusive lock; merge and snapshot only while
+//             the object has one sub-filter (a value is one bit array)
 // Items are hashed before any lock is taken; nothing under the lock can raise.
+#include <algorithm>
 #include <cinttypes>
 #include <cstring>
+#include <vector>
 
 #include "bloom/bloom.hpp"
 #include "bloom/bloom_format.hpp"
@@ -65,7 +72,7 @@ void describe(const uint8_t* blob, uint32_t len, ss::GeometryInfo* out) {
 }  // namespace
 
 void sketch_pg::shared::register_shared_bloom_kind() {
-    ss::register_pg_kind(sh::Kind::bloom, sbf::validate, describe);
+    ss::register_pg_kind(sh::Kind::bloom, sbf::validate, describe, nullptr, sbf::grown_payload);
 }
 
 namespace {
@@ -75,6 +82,83 @@ Parsed geometry(const ss::Entry* e) { return sbf::parse(e->map.fixed.geometry, e
 
 ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
     return ss::open_cached(fcinfo, PG_GETARG_TEXT_PP(0), kBloom, need);
+}
+
+// The sub-filters the entry maps, the oldest first (one for an object that
+// has not grown).
+struct Filters {
+    const sbf::Subfilter* subs;
+    uint32_t count;
+    uint8_t* payload;
+    uint32_t fullest = 0;  // the sub-filter that holds the most items
+    uint8_t* bits(uint32_t i) const { return payload + subs[i].offset; }
+};
+
+Filters filters_of(ss::Entry* e, const Parsed& p) {
+    const sbf::Subfilter* subs = ss::subfilter_table<sbf::Subfilter>(
+        e, [&](uint32_t count) { return sbf::subfilters(p.g, p.series(), count); });
+    const uint32_t count = e->map.subfilters;
+    return Filters{subs, count, e->map.payload(), sh::fullest_subfilter(p.series(), count, ss::held_items(e))};
+}
+
+// A lookup looks where a held item most likely is first (the fullest
+// sub-filter), then in the others, the newest first (bench/README.md,
+// "shared_scaling"); contains is the kernel (concurrent or SIMD).
+template <typename Contains>
+bool contains_any(const Filters& f, const sketch::Hash128& h, Contains contains) {
+    if (contains(f.subs[f.fullest].g, f.bits(f.fullest), h)) return true;
+    for (uint32_t i = f.count; i-- > 0;)
+        if (i != f.fullest && contains(f.subs[i].g, f.bits(i), h)) return true;
+    return false;
+}
+// Lookups while adds may run.
+bool contains_concurrent(const Filters& f, const sketch::Hash128& h) {
+    return contains_any(f, h, [](const sb::Geometry& g, const uint8_t* bits, const sketch::Hash128& x) {
+        return sb::contains_concurrent(g, bits, x);
+    });
+}
+// Lookups of a frozen object: the SIMD kernels.
+bool contains_frozen(const Filters& f, const sketch::Hash128& h) {
+    return contains_any(f, h, [](const sb::Geometry& g, const uint8_t* bits, const sketch::Hash128& x) {
+        return sb::contains(g, bits, x);
+    });
+}
+// An add under the item's stripe into sub-filter `into`: new only when no
+// sub-filter has the item.
+bool insert_atomic(const Filters& f, uint32_t into, const sketch::Hash128& h) {
+    for (uint32_t i = 0; i < f.count; ++i)
+        if (i != into && sb::contains_concurrent(f.subs[i].g, f.bits(i), h)) return false;
+    return sb::insert_atomic(f.subs[into].g, f.bits(into), h);
+}
+
+// Adds n hashed items whose room starts at `position` in the series s: each
+// new one goes into the sub-filter of its position (sh::subfilter_at; the
+// newest but for a batch that filled older ones), the lines of the one the
+// batch starts in loaded ahead (ops: the kernels of the layout every
+// sub-filter has). Returns the new ones.
+int64 add_placed(ss::Entry* e, const Filters& f, const sb::Ops& ops, const sh::Series& s, uint64_t position,
+                 const sketch::Hash128* hashes, int n) {
+    const uint32_t first = sh::subfilter_at(s, f.count, position);
+    const sb::Span span = sb::span_for(f.subs[first].g, f.bits(first));
+    return ss::add_hashes_shared(
+        e, hashes, n,
+        [&](const sketch::Hash128& x) {
+            const bool added = insert_atomic(f, sh::subfilter_at(s, f.count, position), x);
+            position += added;
+            return added;
+        },
+        [&](const sketch::Hash128& x) { ops.prefetch_one(span, x); });
+}
+
+// Raises 0A000 for what a bloom value cannot hold: an object of several
+// sub-filters. Called with the count seen under the exclusive lock.
+void refuse_grown(const ss::Entry* e, uint32_t count, const char* what) {
+    if (count <= 1) return;
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("cannot %s shared object \"%s\": it has grown to %u sub-filters", what, e->name, count),
+                    errdetail("A bloom value is one bit array; the object's items are spread over its sub-filters."),
+                    errhint("Create the object with a capacity for all its items, or with expansion => 0, to "
+                            "move it to and from values.")));
 }
 
 bool create_with(const char* name, const sb::Geometry& g, uint64_t seed, uint64_t n, double fpr, uint32_t expansion,
@@ -115,9 +199,15 @@ bool sketch_pg::shared_bloom_target(const char* name, int len, uint8 need, Prefe
     if (e == nullptr) return false;
     try {
         const Parsed p = geometry(e);
-        t->ops = &sb::ops_for(p.g.layout, sb::Path::scalar);
-        t->span = sb::span_for(p.g, e->map.payload());
-        t->bytes = p.g.bytes;
+        // a grown object's fullest sub-filter, where lookups look first (when
+        // the entry has its table: nothing may be made here)
+        sbf::Subfilter sub{p.g, 0};
+        if (e->subs != nullptr && e->subs_count == e->map.subfilters)
+            sub = static_cast<const sbf::Subfilter*>(
+                e->subs)[sh::fullest_subfilter(p.series(), e->map.subfilters, ss::held_items(e))];
+        t->ops = &sb::ops_for(sub.g.layout, sb::Path::scalar);
+        t->span = sb::span_for(sub.g, e->map.payload() + sub.offset);
+        t->bytes = sub.g.bytes;
         t->seed = p.seed;
         t->object = e;
         return true;
@@ -140,7 +230,8 @@ static bool create_from_args(FunctionCallInfo fcinfo, int layout_arg, bool if_no
         sh::check_expansion(expansion);
         sb::check_n_fpr(double(n), fpr);
         sb::Layout l = layout != nullptr ? sb::parse_layout(layout) : sb::default_layout(uint64_t(n), fpr);
-        return sb::capacity_for(uint64_t(n), fpr, l);
+        // a scaling object's first sub-filter has its share of the rate
+        return sb::capacity_for(uint64_t(n), sh::subfilter_fpr(sh::Series{uint64_t(n), fpr, uint32_t(expansion)}, 0), l);
     });
     return create_with(name, g, 0, uint64_t(n), fpr, uint32_t(expansion), nullptr, if_not_exists);
 }
@@ -170,26 +261,31 @@ SKETCH_FUNCTION(shared_bloom_create_from) {
 
 namespace {
 
-// The items' atomic inserts, their lines loaded ahead. Returns the new ones.
-int64 add_hashes_to(ss::Entry* e, const Parsed& p, const sb::Ops& ops, const sketch::Hash128* hashes, int n) {
-    const sb::Span span = sb::span_for(p.g, e->map.payload());
-    return ss::add_hashes_shared(
-        e, hashes, n, [&](const sketch::Hash128& x) { return sb::insert_atomic(p.g, e->map.payload(), x); },
-        [&](const sketch::Hash128& x) { ops.prefetch_one(span, x); });
-}
-
 // At commit, the transaction's adds (transactional_adds.hpp). The geometry
 // parsed when the object was opened parses again; nothing may escape here.
+// The commit adds to the newest sub-filter it can map (the entry's table may
+// be older: the sub-filters are described here, on the stack).
 uint64 apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
-    Parsed p;
+    sbf::Subfilter subs[sh::kMaxSubfilters];
+    Filters f{subs, 0, nullptr};
+    sh::Series s;
     const sb::Ops* ops;
     try {
-        p = geometry(e);
+        const Parsed p = geometry(e);
+        s = p.series();
         ops = &sb::ops_for(p.g.layout, sb::Path::scalar);
+        ss::follow_growth_quietly(e);
+        const std::vector<sbf::Subfilter> all = sbf::subfilters(p.g, p.series(), e->map.subfilters);
+        std::copy(all.begin(), all.end(), subs);
+        f.count = uint32_t(all.size());
+        f.payload = e->map.payload();
     } catch (...) {
         return 0;
     }
-    return uint64(add_hashes_to(e, p, *ops, hashes, n));
+    // the batch's room was reserved last (the adds of other transactions may
+    // have followed): it starts about n before the items held
+    const uint64_t held = ss::held_items(e);
+    return uint64(add_placed(e, f, *ops, s, held > uint64_t(n) ? held - uint64_t(n) : 0, hashes, n));
 }
 
 // The object's series; its geometry parsed when it was opened, so this does
@@ -208,15 +304,15 @@ constexpr ss::AddOps kAddOps{apply_adds, series_of, false};
 // reserved first, what the items the filter held already did not use is
 // given back after. Returns the new ones.
 int64 add_now(ss::Entry* e, const Parsed& p, const sketch::Hash128* hashes, int n) {
-    ss::reserve_room(e, p.series(), uint64(n));
+    const uint64_t position = ss::reserve_room(e, p.series(), uint64(n));  // may grow the object
     const sb::Ops& ops = sketch_pg::guarded([&]() -> const sb::Ops& { return sb::ops_for(p.g.layout, sb::Path::scalar); });
-    const int64 fresh = add_hashes_to(e, p, ops, hashes, n);
+    const int64 fresh = add_placed(e, filters_of(e, p), ops, p.series(), position, hashes, n);
     ss::settle_room(e, uint64(n), uint64(fresh));
     return fresh;
 }
 
 bool add_in_transaction(ss::Entry* e, const Parsed& p, const sketch::Hash128& h) {
-    const auto committed = [&](const sketch::Hash128& x) { return sb::contains_concurrent(p.g, e->map.payload(), x); };
+    const auto committed = [&](const sketch::Hash128& x) { return contains_concurrent(filters_of(e, p), x); };
     return ss::add_in_transaction(e, h, ss::lookup_of(committed), kAddOps);
 }
 
@@ -256,8 +352,9 @@ SKETCH_FUNCTION(shared_bloom_contains) {
     ss::check_object_items(fcinfo, e, 1, sketch_pg::ItemUse::lookup, false, "shared_bloom_contains_many");
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, p.seed);
-    if (ss::is_frozen(e)) PG_RETURN_BOOL(sb::contains(p.g, e->map.payload(), h));
-    PG_RETURN_BOOL(sb::contains_concurrent(p.g, e->map.payload(), h) || ss::pending_in_transaction(e, h));
+    const Filters f = filters_of(e, p);
+    if (ss::is_frozen(e)) PG_RETURN_BOOL(contains_frozen(f, h));
+    PG_RETURN_BOOL(contains_concurrent(f, h) || ss::pending_in_transaction(e, h));
 }
 
 // shared_bloom_contains_many(name, items): shared_bloom_contains of each element.
@@ -269,19 +366,20 @@ SKETCH_FUNCTION(shared_bloom_contains_many) {
     ArrayType* items = PG_GETARG_ARRAYTYPE_P(1);
     const sketch_pg::ItemHasher* hasher = ss::cached_hasher_for_elements(fcinfo, items);
     const bool frozen = ss::is_frozen(e);
+    const Filters f = filters_of(e, p);
     PG_RETURN_ARRAYTYPE_P(sketch_pg::answers_for(items, [&](Datum item) {
         const sketch::Hash128 h = sketch_pg::hash_item(hasher, item, p.seed);
-        if (frozen) return sb::contains(p.g, e->map.payload(), h);
-        return sb::contains_concurrent(p.g, e->map.payload(), h) || ss::pending_in_transaction(e, h);
+        if (frozen) return contains_frozen(f, h);
+        return contains_concurrent(f, h) || ss::pending_in_transaction(e, h);
     }));
 }
 
 SKETCH_FUNCTION(shared_bloom_clear) {
     ss::Entry* e = open_arg(fcinfo, ss::kWrite);
     ss::check_mutable(e);
-    const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
-    ss::change_exclusive(e, [&] {
-        memset(e->map.payload(), 0, p.g.bytes);
+    // every sub-filter is cleared; the object keeps them (and their room)
+    ss::change_every_subfilter(e, [&] {
+        memset(e->map.payload(), 0, e->map.size - sh::kHeaderBytes);
         sh::clear_items(e->map.header());
     });
     PG_RETURN_VOID();
@@ -293,6 +391,7 @@ SKETCH_FUNCTION(shared_bloom_merge) {
     ss::check_mutable(e);
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
     Value v = read_value_arg(fcinfo, 1);
+    refuse_grown(e, e->map.subfilters, "merge a bloom filter into");
     if (v.g != p.g || v.seed != p.seed) {
         char theirs[64], ours[64];
         strlcpy(theirs, layout_text(v.g.layout), sizeof theirs);
@@ -303,44 +402,73 @@ SKETCH_FUNCTION(shared_bloom_merge) {
                         errdetail("The value is %s of %llu bits with seed %lld; the object is %s of %llu bits with "
                                   "seed %lld.",
                                   theirs, (unsigned long long)v.g.bits(), (long long)v.seed, ours,
-                                  (unsigned long long)p.g.bits(), (long long)p.seed)));
+                                  (unsigned long long)p.g.bits(), (long long)p.seed),
+                        sbf::grows(p) ? errhint("The object scales: its first sub-filter is sized for fpr %g, half "
+                                                "the %g asked for (bloom_empty(%llu, %g, ...)).",
+                                                sh::subfilter_fpr(p.series(), 0), p.fpr, (unsigned long long)p.n,
+                                                sh::subfilter_fpr(p.series(), 0))
+                                      : 0));
     }
     ss::record_object_items(e, v.item, psprintf("merge a bloom filter into shared object \"%s\"", e->name));
-    ss::change_exclusive(e, [&] { sb::union_into(e->map.payload(), sketch_pg::bloom_bits(v.v), p.g.bytes); });
+    uint32_t count = 1;
+    ss::change_every_subfilter(e, [&] {
+        count = e->map.subfilters;
+        if (count == 1) sb::union_into(e->map.payload(), sketch_pg::bloom_bits(v.v), p.g.bytes);
+    });
+    refuse_grown(e, count, "merge a bloom filter into");
     PG_RETURN_VOID();
 }
 
 SKETCH_FUNCTION(shared_bloom_snapshot) {
     ss::Entry* e = open_arg(fcinfo, ss::kRead);
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
+    refuse_grown(e, e->map.subfilters, "take a snapshot of");
     struct varlena* out = sketch_pg::bloom_value_new(p.g, p.seed, ss::object_items(e));  // before the lock: palloc may raise
-    ss::read_exclusive(e, [&] { memcpy(sketch_pg::bloom_bits(out), e->map.payload(), p.g.bytes); });
+    uint32_t count = 1;
+    ss::read_every_subfilter(e, [&] {
+        count = e->map.subfilters;
+        if (count == 1) memcpy(sketch_pg::bloom_bits(out), e->map.payload(), p.g.bytes);
+    });
+    refuse_grown(e, count, "take a snapshot of");
     PG_RETURN_POINTER(out);
 }
 
 SKETCH_FUNCTION(shared_bloom_stats) {
     ss::Entry* e = open_arg(fcinfo, ss::kRead);
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
-    const uint64_t set = sb::count_bits(e->map.payload(), p.g.bytes);
+    const Filters subs = filters_of(e, p);
+    // Each sub-filter's items are estimated from its bits; the rates combine
+    // (shared/scaling.hpp, combined_fpr).
     struct Figures {
         double est, fpr;
+        uint64_t set, bits;
         char layout[64];
     };
     Figures f = sketch_pg::guarded([&] {
         Figures r{};
-        r.est = sb::estimated_count(p.g, set);
-        r.fpr = sb::fpr_for(r.est, double(p.g.bits()), p.g.layout);
+        double rates[sh::kMaxSubfilters];
+        for (uint32_t i = 0; i < subs.count; ++i) {
+            const sb::Geometry& g = subs.subs[i].g;
+            const uint64_t set = sb::count_bits(subs.bits(i), g.bytes);
+            const double est = sb::estimated_count(g, set);
+            rates[i] = sb::fpr_for(est, double(g.bits()), g.layout);
+            r.est += est;
+            r.set += set;
+            r.bits += g.bits();
+        }
+        r.fpr = sh::combined_fpr(rates, subs.count);
         strlcpy(r.layout, sb::format_layout(p.g.layout).c_str(), sizeof r.layout);
         return r;
     });
+    const uint64_t set = f.set;
     char* json = psprintf(
         "{\"layout\": \"%s\", \"k\": %u, \"kp\": %u, \"capacity\": %" PRIu64 ", \"fp_rate\": %.15g, "
         "\"capacity_bits\": %" PRIu64 ", \"bits_set\": %" PRIu64 ", \"fill_ratio\": %.6g, \"count\": %.0f, "
-        "\"estimated_fpr\": %.6g, \"expansion\": %u, \"items_held\": %" PRIu64 ", \"seed\": %" PRId64
+        "\"estimated_fpr\": %.6g, \"expansion\": %u, \"subfilters\": %u, \"items_held\": %" PRIu64 ", \"seed\": %" PRId64
         ", \"ops\": %" PRIu64 ", \"bytes\": %" PRIu64
         ", \"mmap_size\": %" PRIu64 ", \"frozen\": %s, \"readonly\": %s, \"lock_recoveries\": %u}",
-        f.layout, p.g.layout.k, p.g.layout.kp, p.n, p.fpr, p.g.bits(), set, double(set) / double(p.g.bits()), f.est,
-        f.fpr, p.expansion, ss::held_items(e), int64_t(p.seed), sh::load_ops(e->map.header()), e->map.size, e->map.size,
+        f.layout, p.g.layout.k, p.g.layout.kp, p.n, p.fpr, f.bits, set, double(set) / double(f.bits), f.est, f.fpr,
+        p.expansion, subs.count, ss::held_items(e), int64_t(p.seed), sh::load_ops(e->map.header()), e->map.size, e->map.size,
         ss::is_frozen(e) ? "true" : "false", e->readonly ? "true" : "false", e->map.lock().recoveries());
     PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }

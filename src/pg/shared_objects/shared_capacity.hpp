@@ -11,10 +11,11 @@
 // reserves when it is made (the commit cannot refuse) and gives the room back
 // if its transaction aborts.
 //
-// Objects that may grow (expansion 1 or more) and those of unknown capacity
-// (made from a bloom value, which does not record it) count their items
-// without refusing any add; growing by sub-filters is not built yet, so past
-// their capacity their false-positive rate rises as before.
+// Objects that scale (expansion 1 or more) grow by a sub-filter instead of
+// refusing (shared_capacity.cpp, docs/internals.md "Growth"), up to
+// sketchshare.max_shared_object_size; those of unknown capacity (made from a
+// bloom value, which does not record it) count their items without refusing
+// any add or growing.
 #pragma once
 
 #include "shared/held_items.hpp"
@@ -33,9 +34,13 @@ inline bool expansion_arg_is_null(FunctionCallInfo fcinfo, int argno) {
     return PG_NARGS() > argno && PG_ARGISNULL(argno);
 }
 
-// Reserves room for `more` items in e, whose series is s; raises 53400
-// naming the object and its capacity when a fixed-size object has no room.
-void reserve_room(Entry* e, const sketch::shared::Series& s, uint64 more);
+// Reserves room for `more` items in e, whose series is s, growing a scaling
+// object as far as it needs; raises 53400 naming the object when a
+// fixed-size object has no room, or a scaling one cannot grow (its size
+// limit); 53100 when the disk is full.
+// Returns where the reserved items start in the series (the items held
+// before them; sketch::shared::subfilter_at places them).
+uint64 reserve_room(Entry* e, const sketch::shared::Series& s, uint64 more);
 
 // Gives back the part of a reservation the adds did not use.
 inline void settle_room(Entry* e, uint64 reserved, uint64 used) {

@@ -5,8 +5,10 @@
 //   remove, clear, merge, snapshot: exclusive lock
 // Items are hashed (which may raise an ERROR) before any lock is taken, and
 // nothing between lock and unlock can raise one.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "cbf/cbf.hpp"
 #include "cbf/cbf_layout.hpp"
@@ -54,7 +56,7 @@ void describe(const uint8_t* blob, uint32_t len, ss::GeometryInfo* out) {
 }  // namespace
 
 void sketch_pg::shared::register_shared_cbf_kind() {
-    ss::register_pg_kind(sh::Kind::cbf, scf::validate, describe);
+    ss::register_pg_kind(sh::Kind::cbf, scf::validate, describe, nullptr, scf::grown_payload);
 }
 
 namespace {
@@ -67,6 +69,91 @@ ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
     return ss::open_cached(fcinfo, PG_GETARG_TEXT_PP(0), kCbf, need);
 }
 
+// The sub-filters the entry maps, the oldest first (one for an object that
+// has not grown). Every one hashes with the first's seed.
+struct Filters {
+    const scf::Subfilter* subs;
+    uint32_t count;
+    uint8_t* payload;
+    uint32_t fullest = 0;  // the sub-filter that holds the most items
+    const cbf::Geometry& g(uint32_t i) const { return subs[i].g; }
+    uint8_t* counters(uint32_t i) const { return payload + subs[i].offset; }
+    uint32_t newest() const { return count - 1; }
+};
+
+Filters filters_of(ss::Entry* e) {
+    const scf::Subfilter* subs = ss::subfilter_table<scf::Subfilter>(
+        e, [&](uint32_t count) { return scf::subfilters(geometry(e), series_of(e), count); });
+    const uint32_t count = e->map.subfilters;
+    return Filters{subs, count, e->map.payload(), sh::fullest_subfilter(series_of(e), count, ss::held_items(e))};
+}
+
+// Reads while adds may run: the fullest sub-filter first, then the others,
+// the newest first (as shared Bloom filters do).
+bool contains_atomic(const Filters& f, const sketch::Hash128& h) {
+    if (cbf::contains_atomic(f.g(f.fullest), f.counters(f.fullest), h)) return true;
+    for (uint32_t i = f.count; i-- > 0;)
+        if (i != f.fullest && cbf::contains_atomic(f.g(i), f.counters(i), h)) return true;
+    return false;
+}
+// The item's count: the sum over the sub-filters (each add went to one).
+int32 count_of_atomic(const Filters& f, const sketch::Hash128& h) {
+    int64 n = 0;
+    for (uint32_t i = 0; i < f.count; ++i) n += cbf::count_of_atomic(f.g(i), f.counters(i), h);
+    return int32(std::min<int64>(n, PG_INT32_MAX));
+}
+// The same on a frozen object, or under the exclusive lock.
+bool contains(const Filters& f, const sketch::Hash128& h) {
+    for (uint32_t i = f.count; i-- > 0;)
+        if (cbf::contains(f.g(i), f.counters(i), h)) return true;
+    return false;
+}
+int32 count_of(const Filters& f, const sketch::Hash128& h) {
+    int64 n = 0;
+    for (uint32_t i = 0; i < f.count; ++i) n += cbf::count_of(f.g(i), f.counters(i), h);
+    return int32(std::min<int64>(n, PG_INT32_MAX));
+}
+// An add into sub-filter `into`; new when no sub-filter had the item.
+bool add_atomic(const Filters& f, uint32_t into, const sketch::Hash128& h) {
+    bool seen = false;
+    for (uint32_t i = 0; i < f.count && !seen; ++i)
+        seen = i != into && cbf::contains_atomic(f.g(i), f.counters(i), h);
+    return cbf::add_atomic(f.g(into), f.counters(into), h) && !seen;
+}
+
+// Adds n hashed items whose room starts at `position` in the series s: add
+// j goes into the sub-filter of position + j (sh::subfilter_at; the newest
+// but for a batch that filled older ones: every add takes room). Returns
+// the new ones.
+int64 add_placed(ss::Entry* e, const Filters& f, const sh::Series& s, uint64_t position,
+                 const sketch::Hash128* hashes, int n) {
+    // the counters of the sub-filter the batch starts in are loaded ahead
+    const uint32_t first = sh::subfilter_at(s, f.count, position);
+    return ss::add_hashes_shared(
+        e, hashes, n,
+        [&](const sketch::Hash128& x) { return add_atomic(f, sh::subfilter_at(s, f.count, position++), x); },
+        [&](const sketch::Hash128& x) { cbf::prefetch(f.g(first), f.counters(first), x); });
+}
+// A remove (under the exclusive lock): from the newest sub-filter that has
+// the item.
+bool remove(const Filters& f, const sketch::Hash128& h) {
+    for (uint32_t i = f.count; i-- > 0;)
+        if (cbf::contains(f.g(i), f.counters(i), h)) return cbf::remove(f.g(i), f.counters(i), h);
+    return false;
+}
+
+// Raises 0A000 for what a cbf value cannot hold: an object of several
+// sub-filters. Called with the count seen under the exclusive lock.
+void refuse_grown(const ss::Entry* e, uint32_t count, const char* what) {
+    if (count <= 1) return;
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("cannot %s shared object \"%s\": it has grown to %u sub-filters", what, e->name, count),
+                    errdetail("A cbf value is one array of counters; the object's items are spread over its "
+                              "sub-filters."),
+                    errhint("Create the object with a capacity for all its items, or with expansion => 0, to "
+                            "move it to and from values.")));
+}
+
 bool create_with(const char* name, const cbf::Geometry& g, uint32_t expansion, const uint8_t* counters,
                  bool if_not_exists = false) {
     const scf::StoredGeometry s = scf::to_stored(g, expansion);
@@ -74,18 +161,26 @@ bool create_with(const char* name, const cbf::Geometry& g, uint32_t expansion, c
                              counters, if_not_exists);
 }
 
-// The items' atomic adds, their counters loaded ahead. Returns the new ones.
-int64 add_hashes_to(ss::Entry* e, const cbf::Geometry& g, const sketch::Hash128* hashes, int n) {
-    uint8_t* counters = e->map.payload();
-    return ss::add_hashes_shared(
-        e, hashes, n, [&](const sketch::Hash128& x) { return cbf::add_atomic(g, counters, x); },
-        [&](const sketch::Hash128& x) { cbf::prefetch(g, counters, x); });
-}
-
 // At commit, the transaction's adds (transactional_adds.hpp); each one took
 // room.
+// The commit adds to the newest sub-filter it can map (the entry's table may
+// be older: the sub-filters are described here, on the stack).
 uint64 apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
-    add_hashes_to(e, geometry(e), hashes, n);
+    scf::Subfilter subs[sh::kMaxSubfilters];
+    Filters f{subs, 0, nullptr};
+    try {
+        ss::follow_growth_quietly(e);
+        const std::vector<scf::Subfilter> all = scf::subfilters(geometry(e), series_of(e), e->map.subfilters);
+        std::copy(all.begin(), all.end(), subs);
+        f.count = uint32_t(all.size());
+        f.payload = e->map.payload();
+    } catch (...) {
+        return 0;
+    }
+    // the batch's room was reserved last (the adds of other transactions may
+    // have followed): it starts about n before the items held
+    const uint64_t held = ss::held_items(e);
+    add_placed(e, f, series_of(e), held > uint64_t(n) ? held - uint64_t(n) : 0, hashes, n);
     return uint64(n);
 }
 
@@ -93,13 +188,13 @@ constexpr ss::AddOps kAddOps{apply_adds, series_of, true};
 
 // Adds n items at once (not transactionally), room for each reserved first.
 // Returns the ones that were new.
-int64 add_now(ss::Entry* e, const cbf::Geometry& g, const sketch::Hash128* hashes, int n) {
-    ss::reserve_room(e, series_of(e), uint64(n));
-    return add_hashes_to(e, g, hashes, n);
+int64 add_now(ss::Entry* e, const sketch::Hash128* hashes, int n) {
+    const uint64_t position = ss::reserve_room(e, series_of(e), uint64(n));  // may grow the object
+    return add_placed(e, filters_of(e), series_of(e), position, hashes, n);
 }
 
-bool add_in_transaction(ss::Entry* e, const cbf::Geometry& g, const sketch::Hash128& h) {
-    const auto committed = [&](const sketch::Hash128& x) { return cbf::contains_atomic(g, e->map.payload(), x); };
+bool add_in_transaction(ss::Entry* e, const sketch::Hash128& h) {
+    const auto committed = [&](const sketch::Hash128& x) { return contains_atomic(filters_of(e), x); };
     return ss::add_in_transaction(e, h, ss::lookup_of(committed), kAddOps);
 }
 
@@ -108,9 +203,15 @@ bool add_in_transaction(ss::Entry* e, const cbf::Geometry& g, const sketch::Hash
 bool sketch_pg::shared_cbf_target(const char* name, int len, uint8 need, PrefetchTarget* t) {
     ss::Entry* e = ss::find_opened(name, len, kCbf, need);
     if (e == nullptr) return false;
+    // a grown object's fullest sub-filter, where lookups look first (when the
+    // entry has its table: nothing may be made here)
+    scf::Subfilter sub{geometry(e), 0};
+    if (e->subs != nullptr && e->subs_count == e->map.subfilters)
+        sub = static_cast<const scf::Subfilter*>(
+            e->subs)[sh::fullest_subfilter(series_of(e), e->map.subfilters, ss::held_items(e))];
     t->ops = nullptr;
-    t->cbf = geometry(e);
-    t->span.bits = e->map.payload();
+    t->cbf = sub.g;
+    t->span.bits = e->map.payload() + sub.offset;
     t->bytes = t->cbf.counter_bytes();
     t->seed = t->cbf.seed;
     t->object = e;
@@ -128,7 +229,11 @@ static bool create_from_args(FunctionCallInfo fcinfo, int expansion_arg, bool if
     const int32 expansion = ss::expansion_arg(fcinfo, expansion_arg);
     cbf::Geometry g = sketch_pg::guarded([&] {
         sh::check_expansion(expansion);
-        return cbf::geometry_for(capacity, fpr, cbf::kMaxCounters);
+        const cbf::Geometry asked = cbf::geometry_for(capacity, fpr, cbf::kMaxCounters);  // checks the arguments
+        if (expansion == 0) return asked;
+        // a scaling object's first sub-filter has its share of the rate
+        const sh::Series s{uint64_t(capacity), fpr, uint32_t(expansion)};
+        return cbf::geometry_for(capacity, scf::first_fpr(s), cbf::kMaxCounters);
     });
     return create_with(name, g, uint32_t(expansion), nullptr, if_not_exists);
 }
@@ -170,11 +275,11 @@ SKETCH_FUNCTION(shared_cbf_add) {
     if (e == nullptr) PG_RETURN_NULL();
     ss::check_mutable(e);
     ss::check_object_items(fcinfo, e, 1, sketch_pg::ItemUse::add, false, "shared_cbf_add_many");
-    const cbf::Geometry g = geometry(e);
-    const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
-    cbf::prefetch(g, e->map.payload(), h);  // the misses overlap the lock acquisition
-    if (ss::transactional_arg(fcinfo, 2)) PG_RETURN_BOOL(add_in_transaction(e, g, h));
-    PG_RETURN_BOOL(add_now(e, g, &h, 1) != 0);
+    const Filters f = filters_of(e);
+    const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, f.g(0).seed);
+    cbf::prefetch(f.g(f.newest()), f.counters(f.newest()), h);  // the misses overlap the lock acquisition
+    if (ss::transactional_arg(fcinfo, 2)) PG_RETURN_BOOL(add_in_transaction(e, h));
+    PG_RETURN_BOOL(add_now(e, &h, 1) != 0);
 }
 
 SKETCH_FUNCTION(shared_cbf_add_many) {
@@ -187,21 +292,21 @@ SKETCH_FUNCTION(shared_cbf_add_many) {
     const sketch::Hash128* hashes = ss::hash_array_arg(fcinfo, 1, g.seed, &count);
     int64 fresh = 0;
     if (ss::transactional_arg(fcinfo, 2)) {
-        for (int i = 0; i < count; ++i) fresh += add_in_transaction(e, g, hashes[i]);
+        for (int i = 0; i < count; ++i) fresh += add_in_transaction(e, hashes[i]);
         PG_RETURN_INT64(fresh);
     }
     // one lock acquisition for the whole batch
-    PG_RETURN_INT64(add_now(e, g, hashes, count));
+    PG_RETURN_INT64(add_now(e, hashes, count));
 }
 
 SKETCH_FUNCTION(shared_cbf_contains) {
     ss::Entry* e = ss::open_unless_null(fcinfo, kCbf, ss::kRead);
     if (e == nullptr) PG_RETURN_NULL();
     ss::check_object_items(fcinfo, e, 1, sketch_pg::ItemUse::lookup, false, "shared_cbf_contains_many");
-    const cbf::Geometry g = geometry(e);
-    const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
-    if (ss::is_frozen(e)) PG_RETURN_BOOL(cbf::contains(g, e->map.payload(), h));
-    PG_RETURN_BOOL(cbf::contains_atomic(g, e->map.payload(), h) || ss::pending_in_transaction(e, h));
+    const Filters f = filters_of(e);
+    const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, f.g(0).seed);
+    if (ss::is_frozen(e)) PG_RETURN_BOOL(contains(f, h));
+    PG_RETURN_BOOL(contains_atomic(f, h) || ss::pending_in_transaction(e, h));
 }
 
 // shared_cbf_contains_many(name, items): shared_cbf_contains of each element.
@@ -209,14 +314,14 @@ SKETCH_FUNCTION(shared_cbf_contains_many) {
     ss::Entry* e = ss::open_unless_null(fcinfo, kCbf, ss::kRead);
     if (e == nullptr) PG_RETURN_NULL();
     ss::check_object_items(fcinfo, e, 1, sketch_pg::ItemUse::lookup, true, nullptr);
-    const cbf::Geometry g = geometry(e);
+    const Filters f = filters_of(e);
     ArrayType* items = PG_GETARG_ARRAYTYPE_P(1);
     const sketch_pg::ItemHasher* hasher = ss::cached_hasher_for_elements(fcinfo, items);
     const bool frozen = ss::is_frozen(e);
     PG_RETURN_ARRAYTYPE_P(sketch_pg::answers_for(items, [&](Datum item) {
-        const sketch::Hash128 h = sketch_pg::hash_item(hasher, item, g.seed);
-        if (frozen) return cbf::contains(g, e->map.payload(), h);
-        return cbf::contains_atomic(g, e->map.payload(), h) || ss::pending_in_transaction(e, h);
+        const sketch::Hash128 h = sketch_pg::hash_item(hasher, item, f.g(0).seed);
+        if (frozen) return contains(f, h);
+        return contains_atomic(f, h) || ss::pending_in_transaction(e, h);
     }));
 }
 
@@ -224,10 +329,10 @@ SKETCH_FUNCTION(shared_cbf_count_of) {
     ss::Entry* e = ss::open_unless_null(fcinfo, kCbf, ss::kRead);
     if (e == nullptr) PG_RETURN_NULL();
     ss::check_object_items(fcinfo, e, 1, sketch_pg::ItemUse::lookup, false, nullptr);
-    const cbf::Geometry g = geometry(e);
-    const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
-    if (ss::is_frozen(e)) PG_RETURN_INT32(int32(cbf::count_of(g, e->map.payload(), h)));
-    PG_RETURN_INT32(int32(cbf::count_of_atomic(g, e->map.payload(), h)));
+    const Filters f = filters_of(e);
+    const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, f.g(0).seed);
+    if (ss::is_frozen(e)) PG_RETURN_INT32(count_of(f, h));
+    PG_RETURN_INT32(count_of_atomic(f, h));
 }
 
 SKETCH_FUNCTION(shared_cbf_remove) {
@@ -235,22 +340,28 @@ SKETCH_FUNCTION(shared_cbf_remove) {
     if (e == nullptr) PG_RETURN_NULL();
     ss::check_mutable(e);
     ss::check_object_items(fcinfo, e, 1, sketch_pg::ItemUse::lookup, false, nullptr);
-    const cbf::Geometry g = geometry(e);
-    const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, g.seed);
+    const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, geometry(e).seed);
     bool removed = false;
-    ss::change_exclusive(e, [&] {
-        removed = cbf::remove(g, e->map.payload(), h);
-        if (removed) sh::release_items(e->map.header(), 1);
-    });
+    for (;;) {  // the table of every sub-filter mapped when the lock is held
+        const Filters f = filters_of(e);
+        bool stale = false;
+        ss::change_every_subfilter(e, [&] {
+            stale = f.count != e->map.subfilters;
+            if (stale) return;
+            removed = remove(f, h);
+            if (removed) sh::release_items(e->map.header(), 1);
+        });
+        if (!stale) break;
+    }
     PG_RETURN_BOOL(removed);
 }
 
 SKETCH_FUNCTION(shared_cbf_clear) {
     ss::Entry* e = open_arg(fcinfo, ss::kWrite);
     ss::check_mutable(e);
-    const cbf::Geometry g = geometry(e);
-    ss::change_exclusive(e, [&] {
-        cbf::clear(g, e->map.payload());
+    // every sub-filter is cleared; the object keeps them (and their room)
+    ss::change_every_subfilter(e, [&] {
+        memset(e->map.payload(), 0, e->map.size - sh::kHeaderBytes);
         sh::clear_items(e->map.header());
     });
     PG_RETURN_VOID();
@@ -267,6 +378,7 @@ SKETCH_FUNCTION(shared_cbf_merge) {
                                sketch::Errc::corrupted);
     });
     refuse_blocked(other.g, "merge into a shared object");
+    refuse_grown(e, e->map.subfilters, "merge a cbf into");
     if (!g.compatible(other.g) && g.m == other.g.m && g.k == other.g.k)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("cannot merge a cbf of hash seed %llu into shared object \"%s\" (hash seed %llu)",
@@ -277,17 +389,27 @@ SKETCH_FUNCTION(shared_cbf_merge) {
                         errmsg("cannot merge a cbf of %llu counters and %u hashes into shared object \"%s\" "
                                "(%llu counters, %u hashes)",
                                (unsigned long long)other.g.m, other.g.k, e->name, (unsigned long long)g.m, g.k),
-                        errhint("Both must be created with the same capacity and fpr.")));
+                        series_of(e).scaling()
+                            ? errhint("The object scales: its first sub-filter is sized for fpr %g, half the %g asked "
+                                      "for. Build the value with cbf_empty(%llu, %g).",
+                                      g.fpr, series_of(e).fpr, (unsigned long long)g.capacity, g.fpr)
+                            : errhint("Both must be created with the same capacity and fpr.")));
     ss::record_object_items(e, other.item, psprintf("merge a counting Bloom filter into shared object \"%s\"", e->name));
-    ss::change_exclusive(e, [&] { cbf::merge(g, e->map.payload(), other.counters); });
+    uint32_t subs = 1;
+    ss::change_every_subfilter(e, [&] {
+        subs = e->map.subfilters;
+        if (subs == 1) cbf::merge(g, e->map.payload(), other.counters);
+    });
+    refuse_grown(e, subs, "merge a cbf into");
     PG_RETURN_VOID();
 }
 
 SKETCH_FUNCTION(shared_cbf_count) {
     ss::Entry* e = open_arg(fcinfo, ss::kRead);
-    const cbf::Geometry g = geometry(e);
-    const uint64_t set = cbf::counters_set(g, e->map.payload());
-    PG_RETURN_INT64(int64(std::llround(cbf::estimate_count(g, set))));
+    const Filters f = filters_of(e);
+    double estimate = 0;
+    for (uint32_t i = 0; i < f.count; ++i) estimate += cbf::estimate_count(f.g(i), cbf::counters_set(f.g(i), f.counters(i)));
+    PG_RETURN_INT64(int64(std::llround(estimate)));
 }
 
 SKETCH_FUNCTION(shared_cbf_snapshot) {
@@ -297,34 +419,50 @@ SKETCH_FUNCTION(shared_cbf_snapshot) {
         ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                         errmsg("shared object \"%s\" has %llu counters; a cbf value holds at most %llu", e->name,
                                (unsigned long long)g.m, (unsigned long long)kValueMaxCounters)));
+    refuse_grown(e, e->map.subfilters, "take a snapshot of");
     const size_t len = VARHDRSZ + cbf::value_bytes(g);
     auto* out = static_cast<varlena*>(sketch_pg::palloc_large(len));  // before the lock: palloc may raise
     SET_VARSIZE(out, len);
     auto* bytes = reinterpret_cast<uint8_t*>(VARDATA(out));
     cbf::write_header(bytes, g, ss::object_items(e));
-    ss::read_exclusive(e, [&] { memcpy(bytes + cbf::kHeaderBytes, e->map.payload(), g.counter_bytes()); });
+    uint32_t subs = 1;
+    ss::read_every_subfilter(e, [&] {
+        subs = e->map.subfilters;
+        if (subs == 1) memcpy(bytes + cbf::kHeaderBytes, e->map.payload(), g.counter_bytes());
+    });
+    refuse_grown(e, subs, "take a snapshot of");
     PG_RETURN_POINTER(out);
 }
 
 SKETCH_FUNCTION(shared_cbf_stats) {
     ss::Entry* e = open_arg(fcinfo, ss::kRead);
     const cbf::Geometry g = geometry(e);
-    const uint64_t set = cbf::counters_set(g, e->map.payload());
-    const uint64_t saturated = cbf::counters_saturated(g, e->map.payload());
-    const double estimate = cbf::estimate_count(g, set);
-    char* fpr = float8out_internal(g.fpr);
-    char* fill = float8out_internal(double(set) / double(g.m));
-    char* estimated_fpr = float8out_internal(cbf::fill_fpr(g, e->map.payload(), set));
+    const sh::Series series = series_of(e);
+    const Filters f = filters_of(e);
+    // Sums over the sub-filters; their rates combine (shared/scaling.hpp).
+    uint64_t set = 0, saturated = 0, m = 0;
+    double estimate = 0, rates[sh::kMaxSubfilters];
+    for (uint32_t i = 0; i < f.count; ++i) {
+        const uint64_t set_i = cbf::counters_set(f.g(i), f.counters(i));
+        set += set_i;
+        saturated += cbf::counters_saturated(f.g(i), f.counters(i));
+        m += f.g(i).m;
+        estimate += cbf::estimate_count(f.g(i), set_i);
+        rates[i] = cbf::fill_fpr(f.g(i), f.counters(i), set_i);
+    }
+    char* fpr = float8out_internal(series.fpr);
+    char* fill = float8out_internal(double(set) / double(m));
+    char* estimated_fpr = float8out_internal(sh::combined_fpr(rates, f.count));
     char* json = psprintf(
         "{\"capacity\": %llu, \"fp_rate\": %s, \"counters\": %llu, \"hashes\": %u, \"counters_set\": %llu, "
         "\"count\": %lld, \"fill_ratio\": %s, \"saturated\": %llu, \"ops\": %llu, \"bytes\": %llu, "
         "\"mmap_size\": %llu, \"frozen\": %s, \"readonly\": %s, \"lock_recoveries\": %u, \"expansion\": %u, "
-        "\"items_held\": %llu, \"estimated_fpr\": %s}",
-        (unsigned long long)g.capacity, fpr, (unsigned long long)g.m, g.k, (unsigned long long)set,
+        "\"subfilters\": %u, \"items_held\": %llu, \"estimated_fpr\": %s}",
+        (unsigned long long)g.capacity, fpr, (unsigned long long)m, g.k, (unsigned long long)set,
         (long long)std::llround(estimate), fill, (unsigned long long)saturated,
         (unsigned long long)sh::load_ops(e->map.header()), (unsigned long long)e->map.size,
         (unsigned long long)e->map.size, ss::is_frozen(e) ? "true" : "false", e->readonly ? "true" : "false",
-        e->map.lock().recoveries(), series_of(e).expansion, (unsigned long long)ss::held_items(e),
+        e->map.lock().recoveries(), series.expansion, f.count, (unsigned long long)ss::held_items(e),
         estimated_fpr);
     PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }

@@ -56,6 +56,7 @@ void take_image(Entry* e) {
     // from its primary); a 0.1.0 catalog has no place for one until it is
     // updated, which takes the images.
     if (XactReadOnly || !catalog_has_images()) return;
+    follow_growth(e);
     const uint64 bytes = sh::image_bytes(e->map);
     if (bytes > kMaxImageBytes) {
         ereport(WARNING, (errmsg("shared object \"%s\" is too large for an image in the catalog: a dump will not "
@@ -68,7 +69,17 @@ void take_image(Entry* e) {
     }
     auto* image = static_cast<bytea*>(MemoryContextAllocHuge(CurrentMemoryContext, VARHDRSZ + bytes));
     SET_VARSIZE(image, VARHDRSZ + bytes);
-    read_exclusive(e, [&] { sh::write_image(e->map, reinterpret_cast<uint8_t*>(VARDATA(image))); });
+    // every sub-filter: an object that grew meanwhile is imaged again
+    bool grew = false;
+    read_exclusive(e, [&] {
+        grew = growth_unseen(e);
+        if (!grew) sh::write_image(e->map, reinterpret_cast<uint8_t*>(VARDATA(image)));
+    });
+    if (grew) {
+        pfree(image);
+        take_image(e);
+        return;
+    }
     store_image(e->name, e->file_id, image);
     pfree(image);
 }

@@ -140,8 +140,10 @@ void release(Entry* e) {
     if (e->loaded && e->map.fd >= 0) ReleaseExternalFD();
     if (e->loaded) sh::unmap(e->map);
     if (e->grants != nullptr) pfree(e->grants);
+    if (e->subs != nullptr) pfree(e->subs);
     e->grants = nullptr;
     e->ngrants = 0;
+    e->subs = nullptr;
     e->loaded = false;
 }
 
@@ -288,11 +290,11 @@ void check_kind(const Entry* e, uint32 kind) {
 // Called from the PG faces' registration functions, which _PG_init calls
 // when the library is loaded, before any call.
 void register_pg_kind(sh::Kind kind, sh::GeometryValidator validator, Describer describe,
-                      sh::LockWordsReset reset_lock_words) {
+                      sh::LockWordsReset reset_lock_words, sh::GrownPayload grown_payload) {
     const int s = kind_slot(uint32(kind));
     if (s < 0) return;
     describers[s] = describe;
-    sh::register_kind(kind, validator, reset_lock_words);
+    sh::register_kind(kind, validator, reset_lock_words, grown_payload);
 }
 
 Describer describer_for(uint32 kind) {
@@ -338,13 +340,16 @@ static Entry* open_entry(const char* name, uint32 kind, uint8 need, bool always_
             e->loaded = false;
             e->grants = nullptr;
             e->ngrants = 0;
+            e->subs = nullptr;
         }
         load(e, row);
     }
     check_kind(e, kind);
     check_rights(e, need);
+    follow_growth(e);
     return e;
 }
+
 
 Entry* open_object(const char* name, uint32 kind, uint8 need) { return open_entry(name, kind, need, true); }
 
@@ -413,8 +418,10 @@ Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need)
     Entry* e = cc->entry;
     // The per-row path: the same object as the last call of this call site.
     if (likely(e != nullptr && len == cc->name_len && memcmp(data, cc->name, size_t(len)) == 0 && cc->kind == kind &&
-               cc->need == need && e->file_checked == current_round() && still_valid(e, kind, need)))
+               cc->need == need && e->file_checked == current_round() && still_valid(e, kind, need))) {
+        follow_growth(e);
         return e;
+    }
     // A name equal (same length, same bytes) to one that passed checked_name is valid.
     if (last_entry != nullptr && len == last_len && memcmp(data, last_entry->name, size_t(len)) == 0 &&
         check_file(last_entry, false) && still_valid(last_entry, kind, need)) {
@@ -432,6 +439,7 @@ Entry* open_cached(FunctionCallInfo fcinfo, text* name, uint32 kind, uint8 need)
     cc->entry = e;
     cc->kind = kind;
     cc->need = need;
+    follow_growth(e);
     return e;
 }
 

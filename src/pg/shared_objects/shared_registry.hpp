@@ -12,9 +12,13 @@
 // revoke commits). This backend's own catalog changes bump a local epoch.
 #pragma once
 
+#include "shared/held_items.hpp"
 #include "shared/object_ops.hpp"
 #include "shared/rwlock.hpp"
 #include "shared/shared_file.hpp"
+#include <type_traits>
+
+#include "guard.hpp"
 #include "item_hash.hpp"
 #include "pg.hpp"
 
@@ -22,6 +26,7 @@ extern "C" {
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "utils/array.h"
+#include "utils/memutils.h"
 }
 
 namespace sketch_pg {
@@ -46,6 +51,10 @@ struct Entry {
     bool payload_checked;  // this mapping's payload passed its kind's full check (reservoirs)
     uint64 file_checked;   // the check round in which the file was last found unchanged
     sketch::shared::Mapping map;
+    // The kind's table of the sub-filters mapped (subfilter_table), for
+    // map.subfilters of them; TopMemoryContext, nullptr until made.
+    void* subs;
+    uint32 subs_count;
     int ngrants;
     GrantRow* grants;  // TopMemoryContext
     // The last privilege decision and what it depended on.
@@ -128,6 +137,48 @@ inline void check_mutable(Entry* e) {
     if (unlikely(e->readonly || is_frozen(e) || XactReadOnly)) refuse_change(e);
 }
 
+// Growth by sub-filters (shared/scaling.hpp). Another backend may publish
+// sub-filters at any time: every call follows (maps) them before it touches
+// the object, so that it adds to the newest and looks in every one. The
+// registry's opens do it (open_object, open_cached); it costs an acquire
+// load of the header's count per call. The slow paths are in
+// shared_capacity.cpp, with the growth itself.
+void follow_growth_slow(Entry* e);
+inline void follow_growth(Entry* e) {
+    if (unlikely(e->map.grown != nullptr && sketch::shared::load_subfilters(e->map.header()) > e->map.subfilters))
+        follow_growth_slow(e);
+}
+// The same where nothing may raise (a commit's apply): false when the new
+// sub-filters could not be mapped (the call then works on those it maps).
+bool follow_growth_quietly(Entry* e) noexcept;
+// Whether sub-filters were published that e does not map; for the calls
+// that hold the exclusive lock and must see every sub-filter.
+inline bool growth_unseen(const Entry* e) {
+    return e->map.grown != nullptr && sketch::shared::load_subfilters(e->map.header()) != e->map.subfilters;
+}
+// The kind's description of each mapped sub-filter (a trivially copyable
+// Sub), made by make(count) (a std::vector<Sub>, may throw) when the
+// mapping's count changed, kept in the entry.
+template <typename Sub, typename Make>
+const Sub* subfilter_table(Entry* e, Make make) {
+    static_assert(std::is_trivially_copyable<Sub>::value, "kept as bytes");
+    if (likely(e->subs != nullptr && e->subs_count == e->map.subfilters)) return static_cast<const Sub*>(e->subs);
+    const uint32 count = e->map.subfilters;
+    const size_t bytes = sizeof(Sub) * count;
+    void* made = palloc(bytes);  // the statement's memory, if make raises
+    guarded([&] {
+        const auto subs = make(count);
+        memcpy(made, subs.data(), bytes);
+    });
+    void* table = MemoryContextAlloc(TopMemoryContext, bytes);
+    memcpy(table, made, bytes);
+    pfree(made);
+    if (e->subs != nullptr) pfree(e->subs);
+    e->subs = table;
+    e->subs_count = count;
+    return static_cast<const Sub*>(table);
+}
+
 // The lock protocol of sketch::shared (shared/object_ops.hpp) as this
 // backend runs it: its process id as lock owner, CHECK_FOR_INTERRUPTS as the
 // poll between waits (so a waiting backend stays cancellable; nothing may
@@ -194,6 +245,29 @@ void read_exclusive(Entry* e, Read read) {
     check_outcome(e, sketch::shared::read_exclusive(e->map, waiter(), read));
 }
 
+// change_exclusive and read_exclusive for calls that must see every
+// sub-filter (a clear, a snapshot): run once the lock is held with all the
+// published sub-filters mapped (after following a growth that won the race
+// for the lock).
+template <typename Change>
+void change_every_subfilter(Entry* e, Change change) {
+    for (bool done = false; !done;) {
+        follow_growth(e);
+        change_exclusive(e, [&] {
+            if (!growth_unseen(e)) change(), done = true;
+        });
+    }
+}
+template <typename Read>
+void read_every_subfilter(Entry* e, Read read) {
+    for (bool done = false; !done;) {
+        follow_growth(e);
+        read_exclusive(e, [&] {
+            if (!growth_unseen(e)) read(), done = true;
+        });
+    }
+}
+
 // Creates a catalog row and the file (transactionally: the file is removed
 // if the transaction, or subtransaction, rolls back). A file larger than
 // sketchshare.max_shared_object_size is refused (54000) before either.
@@ -231,7 +305,8 @@ struct GeometryInfo {
 };
 using Describer = void (*)(const uint8_t* geometry, uint32_t len, GeometryInfo* out);
 void register_pg_kind(sketch::shared::Kind kind, sketch::shared::GeometryValidator validator, Describer describe,
-                      sketch::shared::LockWordsReset reset_lock_words = nullptr);
+                      sketch::shared::LockWordsReset reset_lock_words = nullptr,
+                      sketch::shared::GrownPayload grown_payload = nullptr);
 
 // Each kind's face registers it (register_pg_kind) in one of these, called
 // from _PG_init (module.cpp) before anything can open an object.

@@ -74,6 +74,7 @@ SKETCH_FUNCTION(shared_freeze) {
     ss::lock_exclusive(e);
     sh::set_flags(e->map.header(), sh::kFrozen);
     ss::unlock_exclusive(e);
+    ss::follow_growth(e);  // a growth that took the lock before the freeze
     guarded([&] { sh::sync_mapping(e->map, name); });
     ss::take_image(e);
     PG_RETURN_VOID();
@@ -135,7 +136,7 @@ SKETCH_FUNCTION(shared_attach) {
 }
 
 // (bytes, frozen, ops, capacity, fpr, layout, m, k, status, expansion,
-// items_held) read from the file's header, for the shared_objects view. A file that fails validation
+// items_held, subfilters) read from the file's header, for the shared_objects view. A file that fails validation
 // gives NULLs and the reason in status; nothing is mapped or locked.
 SKETCH_FUNCTION(shared_file_info) {
     char name[64];
@@ -143,9 +144,9 @@ SKETCH_FUNCTION(shared_file_info) {
     TupleDesc desc;
     if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE) elog(ERROR, "return type must be a row");
     desc = BlessTupleDesc(desc);
-    Datum values[11];
-    bool nulls[11];
-    for (int i = 0; i < 11; ++i) {
+    Datum values[12];
+    bool nulls[12];
+    for (int i = 0; i < 12; ++i) {
         values[i] = 0;
         nulls[i] = true;
     }
@@ -164,7 +165,7 @@ SKETCH_FUNCTION(shared_file_info) {
         ok = false;
     }
     if (ok) {
-        values[0] = Int64GetDatum(int64(h.total_bytes));
+        values[0] = Int64GetDatum(int64(sh::used_bytes(h)));  // every published sub-filter's
         values[1] = BoolGetDatum((h.flags & sh::kFrozen) != 0);
         values[2] = Int64GetDatum(int64(h.ops));
         nulls[0] = nulls[1] = nulls[2] = false;
@@ -185,7 +186,8 @@ SKETCH_FUNCTION(shared_file_info) {
             if (g.expansion >= 0) {
                 values[9] = Int32GetDatum(g.expansion);
                 values[10] = Int64GetDatum(int64(h.held));
-                nulls[9] = nulls[10] = false;
+                values[11] = Int32GetDatum(int32(h.subfilters == 0 ? 1 : h.subfilters));
+                nulls[9] = nulls[10] = nulls[11] = false;
             }
         }
         values[8] = CStringGetTextDatum("ok");
