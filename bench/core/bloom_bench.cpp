@@ -97,7 +97,7 @@ void run(benchmark::State& state, std::string spec, size_t n, double c, bool str
         if (!bulk) {
             for (size_t i = 0; i < n; ++i) {
                 const Hash128 h = key_hash(k, index(i), strings);
-                if (op == Op::insert) ops.insert_one(s, h);
+                if (op == Op::insert) ops.add_one(s, h);
                 else found += ops.contains_one(s, h);
             }
         } else {
@@ -135,12 +135,12 @@ void fixed_vs_dispatch(benchmark::State& state, std::string spec, size_t n, bool
     size_t found = 0;
     for (auto _ : state) {
         if (fixed) {
-            if (lookup) for (auto& h : hs) found += Fixed::template contains1<true>(s, h.lo);
-            else for (auto& h : hs) Fixed::template insert1<true>(s, h.lo);
+            if (lookup) for (auto& h : hs) found += Fixed::template contains1<1, 0>(s, h.lo);
+            else for (auto& h : hs) Fixed::template insert1<1, 0>(s, h.lo);
         } else {
             const Ops& ops = ops_for(g.layout, path);
             if (lookup) for (auto& h : hs) found += ops.contains_one(s, h);
-            else for (auto& h : hs) ops.insert_one(s, h);
+            else for (auto& h : hs) ops.add_one(s, h);
         }
         benchmark::DoNotOptimize(found);
         benchmark::ClobberMemory();

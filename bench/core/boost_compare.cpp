@@ -70,7 +70,7 @@ Side ours(const sb::Geometry& g) {
     Side side;
     side.clear = [f, g] { std::memset(f->bits(), 0, g.bytes); };
     side.insert = [f, ops, s](const uint64_t* k, size_t n) {
-        for (size_t i = 0; i < n; ++i) ops->insert_one(s, sketch::hash_int(int64_t(k[i])));
+        for (size_t i = 0; i < n; ++i) ops->add_one(s, sketch::hash_int(int64_t(k[i])));
     };
     side.lookup = [f, ops, s](const uint64_t* k, size_t n) {
         size_t hits = 0;

@@ -1,10 +1,10 @@
 // add_many against RegionBatch (cbf_regions.hpp) on a counting Bloom filter
-// beyond the caches: random 128-bit digests made 256 at a time into a buffer
+// beyond the caches, classic (k = 7) or block (block<6>): random 128-bit digests made 256 at a time into a buffer
 // that stays in L1 (as cbf_agg's are), counters and batch memory in
 // transparent huge pages. The variants take turns within each repetition, so
 // that a change in the machine's speed hits them alike; every run's counters
 // are compared byte for byte with add_many's.
-//   make bench/core/cbf_regions_bench && bench/core/cbf_regions_bench [items [reps [log2 m]]]
+//   make bench/core/cbf_regions_bench && bench/core/cbf_regions_bench [items [reps [log2 m [layout]]]]
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cbf/cbf.hpp"
+#include "cbf/cbf_layout.hpp"
 #include "cbf/cbf_regions.hpp"
 
 using namespace sketch;
@@ -68,10 +69,12 @@ int main(int argc, char** argv) {
     const size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 10000000;
     const int reps = argc > 2 ? std::atoi(argv[2]) : 5;
     const int log2m = argc > 3 ? std::atoi(argv[3]) : 27;
-    cbf::Geometry g = cbf::geometry_for(1000, 0.01);  // k = 7
+    const char* layout = argc > 4 ? argv[4] : "classic";
+    cbf::Geometry g = cbf::geometry_for(1000, 0.01, cbf::parse_layout(layout));  // classic<7> or block<6>
     g.m = uint64_t(1) << log2m;
     const size_t bytes = g.counter_bytes();
-    std::printf("%zu items, k = %u, m = 2^%d (%zu MiB of counters), %d repetitions\n", n, g.k, log2m, bytes >> 20, reps);
+    std::printf("%zu items, %s, m = 2^%d (%zu MiB of counters), %d repetitions\n", n,
+                cbf::format_layout(cbf::layout_of(g)).c_str(), log2m, bytes >> 20, reps);
 
     uint8_t* expected = huge_zeroed(bytes);
     feed(n, [&](const Hash128* h, size_t len) { cbf::add_many(g, expected, h, len); });

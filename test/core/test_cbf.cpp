@@ -7,14 +7,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "cbf/cbf.hpp"
 #include "cbf/cbf_format.hpp"
-#include "cbf/cbf_regions.hpp"
 
 namespace {
 
@@ -271,72 +269,6 @@ TEST(CbfOps, AddManyEqualsAddOneByOne) {
     EXPECT_EQ(add_many(many.g, many.c.data(), hs.data() + 3, hs.size() - 3) + 3, fresh);
     EXPECT_EQ(one.c, many.c);
     EXPECT_LE(fresh, 2500u);  // the second pass over the same items is never new
-}
-
-// The counters a RegionBatch of `items` items leaves after adding hs in
-// calls of `chunk` hashes (starting from `start`) and a final apply.
-std::vector<uint8_t> regioned(const Geometry& g, std::vector<uint8_t> start, const std::vector<Hash128>& hs,
-                              size_t items, size_t chunk) {
-    const size_t bytes = RegionBatch::memory_bytes(g, items);
-    std::unique_ptr<void, void (*)(void*)> memory(std::aligned_alloc(64, (bytes + 63) / 64 * 64), std::free);
-    RegionBatch batch;
-    batch.init(g, memory.get(), items);
-    for (size_t at = 0; at < hs.size(); at += chunk)
-        batch.add(start.data(), hs.data() + at, std::min(chunk, hs.size() - at));
-    batch.apply(start.data());
-    batch.apply(start.data());  // nothing pending: changes nothing
-    return start;
-}
-
-std::vector<uint8_t> added_many(const Geometry& g, std::vector<uint8_t> start, const std::vector<Hash128>& hs) {
-    add_many(g, start.data(), hs.data(), hs.size());
-    return start;
-}
-
-TEST(CbfRegions, SameCountersAsAddMany) {
-    // One region and several; k from 1 to 32; batches that fill many times
-    // over and one that never fills before the final apply.
-    for (const int log2m : {16, 17, 20})
-        for (const uint32_t k : {1u, 7u, 32u})
-            for (const size_t items : {size_t(1), size_t(100), size_t(1) << 20}) {
-                Geometry g = geometry_for(1000, 0.01);
-                g.m = uint64_t(1) << log2m;
-                g.k = k;
-                std::vector<Hash128> hs;
-                for (int64_t i = 0; i < 20000; ++i) hs.push_back(item(i));
-                const std::vector<uint8_t> zero(g.counter_bytes(), 0);
-                EXPECT_EQ(regioned(g, zero, hs, items, 256), added_many(g, zero, hs))
-                    << "m = 2^" << log2m << ", k = " << k << ", items " << items;
-            }
-}
-
-TEST(CbfRegions, SaturatesAsAddManyDoes) {
-    // Items added 1 to 40 times (counters stuck at 15, and counters that
-    // reach 15 within one batch), onto counters that are not all zero.
-    Geometry g = geometry_for(1000, 0.01);
-    g.m = uint64_t(1) << 17;
-    std::vector<Hash128> hs;
-    for (int round = 0; round < 40; ++round)
-        for (int64_t i = 0; i <= round * 50; ++i) hs.push_back(item(i));
-    std::vector<uint8_t> start(g.counter_bytes());
-    for (size_t i = 0; i < start.size(); ++i) start[i] = static_cast<uint8_t>(i * 37);
-    const std::vector<uint8_t> expected = added_many(g, start, hs);
-    EXPECT_GT(counters_saturated(g, expected.data()), 1000u);
-    EXPECT_EQ(regioned(g, start, hs, 5000, 7), expected);
-    EXPECT_EQ(regioned(g, start, hs, 100, 256), expected);
-}
-
-TEST(CbfRegions, ProbesCrowdedIntoOneRegion) {
-    // hi = 0 makes the step 1: an item's k probes are consecutive counters,
-    // so every probe of these items lands in region 0 and its bucket fills
-    // again and again while the others stay empty.
-    Geometry g = geometry_for(1000, 0.01);
-    g.m = uint64_t(1) << 18;
-    g.k = 32;
-    std::vector<Hash128> hs;
-    for (uint64_t i = 0; i < 30000; ++i) hs.push_back(Hash128{(i * 977) % 60000, 0});
-    const std::vector<uint8_t> zero(g.counter_bytes(), 0);
-    EXPECT_EQ(regioned(g, zero, hs, 1000, 256), added_many(g, zero, hs));
 }
 
 TEST(CbfOps, ClearEmptiesTheFilter) {

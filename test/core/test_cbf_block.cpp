@@ -74,11 +74,28 @@ TEST(CbfLayout, SizingIsTheLeastThatMeetsTheRate) {
         EXPECT_EQ(g.k, l.k);
         check_geometry(g, kMaxCounters, Errc::internal);
     }
-    // block without K: the K needing the fewest counters
-    const Geometry chosen = geometry_for(100000, 0.01, parse_layout("block"));
-    EXPECT_TRUE(chosen.blocked());
-    for (uint32_t k = 1; k <= 16; ++k)
-        EXPECT_LE(chosen.m, geometry_for(100000, 0.01, Layout{LayoutKind::block, k}).m) << k;
+    // block without K: the smallest K among those needing the fewest
+    // counters, sized as block<K> is
+    for (const int64_t n : {int64_t(7), int64_t(100000), int64_t(10000000)})
+        for (const double fpr : {0.1, 0.01, 1e-5}) {
+            const Geometry chosen = geometry_for(n, fpr, parse_layout("block"));
+            EXPECT_TRUE(chosen.blocked());
+            for (uint32_t k = 1; k <= 16; ++k) {
+                uint64_t m = UINT64_MAX;  // past the limit of counters
+                try {
+                    m = geometry_for(n, fpr, Layout{LayoutKind::block, k}).m;
+                } catch (const Error& e) {
+                    EXPECT_EQ(e.code(), Errc::program_limit);
+                }
+                if (k < chosen.k) {
+                    EXPECT_LT(chosen.m, m) << n << " " << fpr << " " << k;
+                } else if (k == chosen.k) {
+                    EXPECT_EQ(chosen.m, m) << n << " " << fpr;
+                } else {
+                    EXPECT_LE(chosen.m, m) << n << " " << fpr << " " << k;
+                }
+            }
+        }
 }
 
 TEST(CbfLayout, TooLargeIsAProgramLimit) {

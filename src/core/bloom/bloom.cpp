@@ -30,6 +30,10 @@ struct Cbf {
         });
         return changed;
     }
+    static void add_one(const Span& s, Hash128 h) {
+        uint64_t* w = reinterpret_cast<uint64_t*>(s.bits);
+        probes(s, h, [&](uint64_t b) { w[b >> 6] |= uint64_t(1) << (b & 63); });
+    }
     static bool contains_one(const Span& s, Hash128 h) {
         const uint64_t* w = reinterpret_cast<const uint64_t*>(s.bits);
         bool ok = true;
@@ -81,7 +85,7 @@ struct Cbf {
     }
 };
 
-const Ops kCbfOps{&Cbf::insert_one, &Cbf::contains_one, &Cbf::insert_many, &Cbf::contains_many, &Cbf::insert_atomic,
+const Ops kCbfOps{&Cbf::insert_one, &Cbf::add_one, &Cbf::contains_one, &Cbf::insert_many, &Cbf::contains_many, &Cbf::insert_atomic,
                   &Cbf::contains_concurrent, &Cbf::prefetch};
 
 }  // namespace
@@ -124,17 +128,22 @@ const char* path_name(Path p) {
 const Ops& ops_for(const Layout& l, Path path) {
     if (l.kp < 1 || l.kp > kMaxKp || unsigned(l.block) >= kBlockTypes) fail(Errc::internal, "unresolved bloom layout");
     const unsigned i = l.kp - 1;
+    const bool one = l.k == 1;
     switch (l.kind) {
-        case Kind::block: return dispatch::block_row(l.block).by_kp[i];
-        case Kind::multiblock: return dispatch::multiblock_row(l.block).by_kp[i];
+        case Kind::block:
+            if (is_classic(l))
+                if (const Ops* fixed = dispatch::classic_ops(l.k)) return *fixed;
+            return one ? dispatch::block_row(l.block).one[i] : dispatch::block_row(l.block).many[i];
+        case Kind::multiblock: return one ? dispatch::multiblock_row(l.block).one[i] : dispatch::multiblock_row(l.block).many[i];
         case Kind::fast_multiblock32:
         case Kind::fast_multiblock64:
             if (path == Path::best) path = best_path();
             if (path == Path::avx2) {
                 if (!path_available(Path::avx2)) fail(Errc::invalid_parameter, "this CPU has no AVX2");
-                return dispatch::avx2_row(l.kind)->by_kp[i];
+                const OpsRow& row = *dispatch::avx2_row(l.kind);
+                return one ? row.one[i] : row.many[i];
             }
-            return dispatch::fast_row(l.kind, path).by_kp[i];
+            return one ? dispatch::fast_row(l.kind, path).one[i] : dispatch::fast_row(l.kind, path).many[i];
         case Kind::cbf: return dispatch::cbf_ops();
     }
     fail(Errc::internal, "unknown bloom layout kind");

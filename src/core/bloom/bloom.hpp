@@ -31,6 +31,7 @@ struct Span {
 // One configuration's kernels.
 struct Ops {
     bool (*insert_one)(const Span&, Hash128);                               // true if probably new
+    void (*add_one)(const Span&, Hash128);                                  // insert_one, no answer to compute
     bool (*contains_one)(const Span&, Hash128);
     void (*insert_many)(const Span&, const Hash128*, size_t);              // prefetching batches
     size_t (*contains_many)(const Span&, const Hash128*, size_t, bool*);  // out may be null; returns hits
@@ -38,9 +39,15 @@ struct Ops {
     bool (*contains_concurrent)(const Span&, Hash128);                      // safe beside insert_atomic
     void (*prefetch_one)(const Span&, Hash128);  // starts loading the item's lines (for writing)
 };
+// A family's kernels by K' (index K' - 1), compiled for one subarray per item
+// (every layout's default but classic) and for K subarrays known at run time.
 struct OpsRow {
-    std::array<Ops, kMaxKp> by_kp;
+    std::array<Ops, kMaxKp> one;
+    std::array<Ops, kMaxKp> many;
 };
+// classic<K> (K*block<uint8,1>) kernels with K known at compile time, for
+// K = 1 .. kClassicFixedK; larger K take the block row's run-time K kernels.
+constexpr unsigned kClassicFixedK = 12;
 
 // Code paths for the fast_multiblock layouts (the others are scalar only).
 enum class Path { best, scalar, sse2, avx2 };
@@ -54,6 +61,10 @@ Span span_for(const Geometry& g, uint8_t* bits);
 // ---- operations on an array of g.bytes (+ kTailPad readable) bytes ----
 inline bool insert(const Geometry& g, uint8_t* bits, Hash128 h, Path p = Path::best) {
     return ops_for(g.layout, p).insert_one(span_for(g, bits), h);
+}
+// insert without telling whether the item was new (cheaper where nobody asks).
+inline void add(const Geometry& g, uint8_t* bits, Hash128 h, Path p = Path::best) {
+    ops_for(g.layout, p).add_one(span_for(g, bits), h);
 }
 inline void insert_many(const Geometry& g, uint8_t* bits, const Hash128* hs, size_t n, Path p = Path::best) {
     ops_for(g.layout, p).insert_many(span_for(g, bits), hs, n);

@@ -183,46 +183,70 @@ struct FastSub : WordBits<FastSub<W, KP>, W> {
 // ---- drivers over the K subarrays ----
 
 // Sub provides mark/check (possibly SIMD); Ref provides bits() for atomics.
+// The kernels take the subarray count KC and the stride S as template
+// arguments where the table knows them (0: read them from the span), so the
+// common configurations run fixed, unrolled loops: KC = 1 for every layout's
+// default, and classic<K> (KC = K, S = 1) for K up to kClassicFixedK.
 template <typename Sub, typename Ref = Sub>
 struct Driver {
-    // kOne: the filter has one subarray per item (K = 1, every layout's
-    // default but classic), so the loop over subarrays compiles away. The
-    // calls below pick it once per call or batch, not per item.
-    template <bool kOne>
+    template <unsigned KC>
     static inline __attribute__((always_inline)) uint32_t subarrays(const Span& s) {
-        return kOne ? 1 : s.k;
+        return KC != 0 ? KC : s.k;
     }
-    template <bool kOne>
+    // The start of the next subarray of the item whose probe state is h
+    // (advances h to the state the subfilter reads its bits from).
+    template <unsigned S>
+    static inline __attribute__((always_inline)) uint8_t* next(const Span& s, uint64_t& h) {
+        const uint64_t p = mulhi(h, s.positions);
+        h *= kMcg;
+        return s.bits + p * (S != 0 ? S : s.stride);
+    }
+    // Calls f() once per subarray, in order, while it returns true; true if
+    // it always did. Written out KC times when KC is known.
+    template <typename F, unsigned... I>
+    static inline __attribute__((always_inline)) bool each_fixed(F& f, std::integer_sequence<unsigned, I...>) {
+        return ((void(I), f()) && ...);
+    }
+    template <unsigned KC, typename F>
+    static inline __attribute__((always_inline)) bool each_subarray(const Span& s, F&& f) {
+        if constexpr (KC != 0) {
+            return each_fixed(f, std::make_integer_sequence<unsigned, KC>{});
+        } else {
+            for (uint32_t i = 0; i < s.k; ++i)
+                if (!f()) return false;
+            return true;
+        }
+    }
+    template <unsigned KC, unsigned S>
     static inline __attribute__((always_inline)) bool insert1(const Span& s, uint64_t lo) {
         uint64_t h = lo | 1;
         bool changed = false;
-        for (uint32_t i = 0; i < subarrays<kOne>(s); ++i) {
-            const uint64_t p = mulhi(h, s.positions);
-            h *= kMcg;
-            changed |= Sub::mark(s.bits + p * s.stride, h);
-        }
+        each_subarray<KC>(s, [&] {
+            uint8_t* p = next<S>(s, h);
+            changed |= Sub::mark(p, h);
+            return true;
+        });
         return changed;
     }
-    template <bool kOne>
+    template <unsigned KC, unsigned S>
     static inline __attribute__((always_inline)) bool contains1(const Span& s, uint64_t lo) {
         uint64_t h = lo | 1;
-        for (uint32_t i = 0; i < subarrays<kOne>(s); ++i) {
-            const uint64_t p = mulhi(h, s.positions);
-            h *= kMcg;
-            if (!Sub::check(s.bits + p * s.stride, h)) return false;
-        }
-        return true;
+        return each_subarray<KC>(s, [&] {
+            const uint8_t* p = next<S>(s, h);
+            return Sub::check(p, h);
+        });
     }
-    template <bool kOne>
+    static inline __attribute__((always_inline)) void prefetch_at(const uint8_t* q) {
+        __builtin_prefetch(q, 1, 3);
+        if (Sub::kUsed > 1) __builtin_prefetch(q + Sub::kUsed - 1, 1, 3);
+    }
+    template <unsigned KC, unsigned S>
     static inline __attribute__((always_inline)) void prefetch1(const Span& s, uint64_t lo) {
         uint64_t h = lo | 1;
-        for (uint32_t i = 0; i < subarrays<kOne>(s); ++i) {
-            const uint64_t p = mulhi(h, s.positions);
-            h *= kMcg;
-            const uint8_t* q = s.bits + p * s.stride;
-            __builtin_prefetch(q, 1, 3);
-            if (Sub::kUsed > 1) __builtin_prefetch(q + Sub::kUsed - 1, 1, 3);
-        }
+        each_subarray<KC>(s, [&] {
+            prefetch_at(next<S>(s, h));
+            return true;
+        });
     }
 
     // Prefetch distance in items: enough lines in flight to cover memory
@@ -235,53 +259,94 @@ struct Driver {
         return c < 2 ? 2 : c;
     }
 
-    // f(std::true_type) when the filter has one subarray per item, else
-    // f(std::false_type): f then instantiates the kernel with kOne.
-    template <typename F>
-    static inline __attribute__((always_inline)) decltype(auto) by_subarrays(const Span& s, F&& f) {
-        return s.k == 1 ? f(std::true_type{}) : f(std::false_type{});
-    }
-
+    template <unsigned KC, unsigned S>
     static bool insert_one(const Span& s, Hash128 h) {
-        return by_subarrays(s, [&](auto one) { return insert1<decltype(one)::value>(s, h.lo); });
+        return insert1<KC, S>(s, h.lo);
     }
+    template <unsigned KC, unsigned S>
+    static void add_one(const Span& s, Hash128 h) {
+        insert1<KC, S>(s, h.lo);
+    }
+    template <unsigned KC, unsigned S>
     static void prefetch_one(const Span& s, Hash128 h) {
-        by_subarrays(s, [&](auto one) { prefetch1<decltype(one)::value>(s, h.lo); });
+        prefetch1<KC, S>(s, h.lo);
     }
+    template <unsigned KC, unsigned S>
     static bool contains_one(const Span& s, Hash128 h) {
-        return by_subarrays(s, [&](auto one) { return contains1<decltype(one)::value>(s, h.lo); });
+        return contains1<KC, S>(s, h.lo);
     }
 
     // The batch loops work on a copy of the span: their byte stores could
     // alias the caller's, which would make every item reload it.
-    template <bool kOne>
+    template <unsigned KC, unsigned S>
     static void insert_batch(const Span s, const Hash128* hs, size_t n) {
         // A sliding window: item i + d is prefetched as item i is inserted.
         const size_t d = distance(s, n);
-        for (size_t i = 0; i < d && i < n; ++i) prefetch1<kOne>(s, hs[i].lo);
+        for (size_t i = 0; i < d && i < n; ++i) prefetch1<KC, S>(s, hs[i].lo);
         for (size_t i = 0; i < n; ++i) {
-            if (d != 0 && i + d < n) prefetch1<kOne>(s, hs[i + d].lo);
-            insert1<kOne>(s, hs[i].lo);
+            if (d != 0 && i + d < n) prefetch1<KC, S>(s, hs[i + d].lo);
+            insert1<KC, S>(s, hs[i].lo);
         }
     }
-    template <bool kOne>
-    static size_t contains_batch(const Span s, const Hash128* hs, size_t n, bool* out) {
+    template <unsigned KC, unsigned S>
+    static void insert_many(const Span& s, const Hash128* hs, size_t n) {
+        insert_batch<KC, S>(s, hs, n);
+    }
+    // One subarray per item: each item's lookup is one test, and the window
+    // prefetches items ahead.
+    template <unsigned S>
+    static size_t contains_window(const Span s, const Hash128* hs, size_t n, bool* out) {
         size_t found = 0;
         const size_t d = distance(s, n);
-        for (size_t i = 0; i < d && i < n; ++i) prefetch1<kOne>(s, hs[i].lo);
+        for (size_t i = 0; i < d && i < n; ++i) prefetch1<1, S>(s, hs[i].lo);
         for (size_t i = 0; i < n; ++i) {
-            if (d != 0 && i + d < n) prefetch1<kOne>(s, hs[i + d].lo);
-            const bool hit = contains1<kOne>(s, hs[i].lo);
+            if (d != 0 && i + d < n) prefetch1<1, S>(s, hs[i + d].lo);
+            const bool hit = contains1<1, S>(s, hs[i].lo);
             if (out) out[i] = hit;
             found += hit;
         }
         return found;
     }
-    static void insert_many(const Span& s, const Hash128* hs, size_t n) {
-        by_subarrays(s, [&](auto one) { insert_batch<decltype(one)::value>(s, hs, n); });
+    // Several subarrays per item: breadth first over groups of 64 items.
+    // Round j tests subarray j of every item still alive and prefetches its
+    // next one; an item leaves at its first clear bit. Item by item, the
+    // early exit is a branch that no predictor can learn (a miss fails at a
+    // random subarray); here it only clears a bit of the alive mask.
+    template <unsigned KC, unsigned S>
+    static size_t contains_rounds(const Span s, const Hash128* hs, size_t n, bool* out) {
+        constexpr size_t kGroup = 64;
+        uint64_t state[kGroup];
+        const uint8_t* at[kGroup];
+        size_t found = 0;
+        for (size_t start = 0; start < n; start += kGroup) {
+            const size_t m = n - start < kGroup ? n - start : kGroup;
+            for (size_t i = 0; i < m; ++i) {
+                state[i] = hs[start + i].lo | 1;
+                at[i] = next<S>(s, state[i]);
+                prefetch_at(at[i]);
+            }
+            uint64_t alive = m == kGroup ? ~uint64_t(0) : (uint64_t(1) << m) - 1;
+            for (uint32_t j = 0; j < subarrays<KC>(s) && alive != 0; ++j) {
+                const bool last = j + 1 == subarrays<KC>(s);
+                for (uint64_t todo = alive; todo != 0; todo &= todo - 1) {
+                    const unsigned i = unsigned(__builtin_ctzll(todo));
+                    const bool ok = Sub::check(at[i], state[i]);
+                    alive &= ~(uint64_t(!ok) << i);
+                    if (!last) {
+                        at[i] = next<S>(s, state[i]);
+                        prefetch_at(at[i]);
+                    }
+                }
+            }
+            if (out)
+                for (size_t i = 0; i < m; ++i) out[start + i] = (alive >> i) & 1;
+            found += size_t(__builtin_popcountll(alive));
+        }
+        return found;
     }
+    template <unsigned KC, unsigned S>
     static size_t contains_many(const Span& s, const Hash128* hs, size_t n, bool* out) {
-        return by_subarrays(s, [&](auto one) { return contains_batch<decltype(one)::value>(s, hs, n, out); });
+        return KC == 1 ? contains_window<S>(s, hs, n, out) : contains_rounds<KC, S>(s, hs, n, out);
     }
 
     // Thread-safe: every bit is set by a relaxed fetch_or on its aligned
@@ -291,9 +356,7 @@ struct Driver {
         uint64_t h = hash.lo | 1;
         bool changed = false;
         for (uint32_t i = 0; i < s.k; ++i) {
-            const uint64_t p = mulhi(h, s.positions);
-            h *= kMcg;
-            const uint64_t base = p * s.stride * 8;
+            const uint64_t base = uint64_t(next<0>(s, h) - s.bits) * 8;
             Ref::bits(h, [&](uint64_t off) {
                 const uint64_t b = base + off;
                 const uint64_t m = uint64_t(1) << (b & 63);
@@ -306,9 +369,7 @@ struct Driver {
         const uint64_t* words = reinterpret_cast<const uint64_t*>(s.bits);
         uint64_t h = hash.lo | 1;
         for (uint32_t i = 0; i < s.k; ++i) {
-            const uint64_t p = mulhi(h, s.positions);
-            h *= kMcg;
-            const uint64_t base = p * s.stride * 8;
+            const uint64_t base = uint64_t(next<0>(s, h) - s.bits) * 8;
             bool ok = true;
             Ref::bits(h, [&](uint64_t off) {
                 const uint64_t b = base + off;
@@ -319,16 +380,17 @@ struct Driver {
         return true;
     }
 
+    template <unsigned KC, unsigned S>
     static constexpr Ops ops() {
-        return Ops{&insert_one, &contains_one, &insert_many, &contains_many, &insert_atomic, &contains_concurrent,
-                   &prefetch_one};
+        return Ops{&insert_one<KC, S>,    &add_one<KC, S>,     &contains_one<KC, S>, &insert_many<KC, S>,
+                   &contains_many<KC, S>, &insert_atomic,      &contains_concurrent, &prefetch_one<KC, S>};
     }
 };
 
 // Table of Ops for K' = 1..kMaxKp of one subfilter family.
 template <template <unsigned> class Make, unsigned... I>
 constexpr OpsRow make_row(std::integer_sequence<unsigned, I...>) {
-    return OpsRow{{Make<I + 1>::type::ops()...}};
+    return OpsRow{{{Make<I + 1>::type::template ops<1, 0>()...}}, {{Make<I + 1>::type::template ops<0, 0>()...}}};
 }
 
 // The rows of a block-based family (BlockSub or MultiblockSub), one per block

@@ -7,6 +7,7 @@
 
 #include "bloom/bloom_block_fpr.hpp"
 #include "cbf/cbf.hpp"
+#include "cbf/cbf_region_buckets.hpp"
 
 // The probes are Boost.Bloom's block<uint64[2],K> subfilter's: its field
 // generation is reused, not restated, so the projection cannot drift.
@@ -25,9 +26,8 @@ struct Kernels {
 
     // The item's line, and the hash its counters are drawn from.
     static inline __attribute__((always_inline)) uint64_t line(uint64_t lines, const Hash128& h, uint64_t* fields) {
-        const uint64_t x = h.lo | 1;
-        *fields = x * probes::kMcg;
-        return probes::mulhi(x, lines);
+        *fields = (h.lo | 1) * probes::kMcg;
+        return line_of(lines, h.lo);
     }
     // f(counter index in the line) for each of the K draws.
     template <typename F>
@@ -68,6 +68,11 @@ struct Kernels {
         return fresh;
     }
 
+    static void add_los(uint8_t* counters, uint64_t lines, const uint64_t* los, uint32_t n, const uint8_t* next,
+                        size_t next_lines) {
+        bump_prefetching_next(n, next, next_lines, [&](uint32_t i) { add_at(counters, lines, Hash128{los[i], 0}); });
+    }
+
     static bool contains(const uint8_t* counters, uint64_t lines, const Hash128& h) {
         uint64_t fields;
         const uint8_t* l = counters + line(lines, h, &fields) * kLineBytes;
@@ -105,7 +110,7 @@ struct Kernels {
         return present;
     }
 
-    static constexpr Ops table() { return Ops{&add, &add_many, &contains, &count_of, &remove}; }
+    static constexpr Ops table() { return Ops{&add, &add_many, &add_los, &contains, &count_of, &remove}; }
 };
 
 template <unsigned... I>

@@ -24,9 +24,20 @@
 
 namespace sketch::cbf::block {
 
+// The line of an item whose hash has low word lo: high64((lo | 1) * lines).
+// Its counters too derive from lo alone.
+inline uint64_t line_of(uint64_t lines, uint64_t lo) {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(lo | 1) * lines) >> 64);
+}
+
 struct Ops {
     bool (*add)(uint8_t* counters, uint64_t lines, const Hash128& h);  // true if a counter was 0
     size_t (*add_many)(uint8_t* counters, uint64_t lines, const Hash128* hashes, size_t n);
+    // The adds of n items given their hashes' low words, on lines in cache
+    // (a region of RegionBatch, cbf_regions.hpp), prefetching meanwhile the
+    // next_lines lines from next (null: none).
+    void (*add_los)(uint8_t* counters, uint64_t lines, const uint64_t* los, uint32_t n, const uint8_t* next,
+                    size_t next_lines);
     bool (*contains)(const uint8_t* counters, uint64_t lines, const Hash128& h);
     unsigned (*count_of)(const uint8_t* counters, uint64_t lines, const Hash128& h);
     bool (*remove)(uint8_t* counters, uint64_t lines, const Hash128& h);

@@ -22,20 +22,27 @@ namespace {
          static_cast<long long>(capacity), fpr, static_cast<unsigned long long>(limit));
 }
 
-// Lines of 128 counters: the fewest that meet fpr with k per item (the rate
-// falls as lines are added, so a doubling then a bisection finds them), or
-// 0 when more than `most` would be needed.
-uint64_t lines_for(double n, double fpr, uint32_t k, uint64_t most) {
-    auto ok = [&](uint64_t lines) { return block::fpr_for(n, double(lines * kLineCounters), k) <= fpr; };
-    uint64_t hi = 1;
-    while (!ok(hi)) {
-        if (hi >= most) return 0;
-        hi = std::min(most, hi * 2);
+bool meets(double n, double fpr, uint32_t k, uint64_t lines) {
+    return lines != 0 && block::fpr_for(n, double(lines * kLineCounters), k) <= fpr;
+}
+
+// Lines of 128 counters: the fewest that meet fpr with k per item, or 0 when
+// more than `most` would be needed. The rate falls as lines are added, so a
+// bisection finds them below `known` (a count of lines known to meet fpr),
+// or without one, below the first power of two that meets it.
+uint64_t lines_for(double n, double fpr, uint32_t k, uint64_t most, uint64_t known = 0) {
+    uint64_t hi = known;
+    if (hi == 0) {
+        hi = 1;
+        while (!meets(n, fpr, k, hi)) {
+            if (hi >= most) return 0;
+            hi = std::min(most, hi * 2);
+        }
     }
-    uint64_t lo = hi / 2;  // fails (or 0)
+    uint64_t lo = known != 0 ? 0 : hi / 2;  // fails (or 0)
     while (hi - lo > 1) {
         const uint64_t mid = lo + (hi - lo) / 2;
-        (ok(mid) ? hi : lo) = mid;
+        (meets(n, fpr, k, mid) ? hi : lo) = mid;
     }
     return hi;
 }
@@ -48,16 +55,20 @@ Geometry block_geometry(int64_t capacity, double fpr, uint32_t k, uint64_t max_c
         lines = lines_for(n, fpr, k, most);
     } else {
         // The k that needs the fewest lines; the lines needed fall then rise
-        // with k, so the search stops a few past the best.
+        // with k, so the search stops a few past the best. A k beats the best
+        // so far only if one line less meets fpr with it: one evaluation of
+        // the rate (a sum over line loads, the cost of sizing) rules most out.
         unsigned worse = 0;
         for (uint32_t v = kMinHashes; v <= kMaxHashes && worse < 4; ++v) {
-            const uint64_t l = lines_for(n, fpr, v, most);
-            if (l != 0 && (lines == 0 || l < lines)) {
+            if (lines != 0 && !meets(n, fpr, v, lines - 1)) {
+                ++worse;
+                continue;
+            }
+            const uint64_t l = lines_for(n, fpr, v, most, lines != 0 ? lines - 1 : 0);
+            if (l != 0) {
                 lines = l;
                 k = v;
                 worse = 0;
-            } else if (lines != 0) {
-                ++worse;
             }
         }
     }

@@ -54,9 +54,10 @@ inline void prefetch_item(const PrefetchTarget& t, const sketch::Hash128& h) {
 }
 
 // Cache lines one item's lookup may touch (a block that may straddle two
-// lines counts as two).
+// lines counts as two; a blocked cbf's counters share one line).
 inline uint32_t lines_per_item(const PrefetchTarget& t) {
-    return t.ops != nullptr ? t.span.k * (t.span.stride > 1 ? 2 : 1) : t.cbf.k;
+    if (t.ops != nullptr) return t.span.k * (t.span.stride > 1 ? 2 : 1);
+    return t.cbf.blocked() ? 1 : t.cbf.k;
 }
 
 // A lookup of item (of the call site's type typid) in the value filter, when

@@ -150,7 +150,7 @@ SKETCH_FUNCTION(bloom_agg_trans) {
         // Every state of a call site with constant arguments was made by it.
         if (!c->args_constant && std::memcmp(bloom_header(state), c->header, sb::kHeaderBytes) != 0) mixed_args_error();
     }
-    if (!PG_ARGISNULL(1)) c->ops->insert_one(sb::span_for(c->g, bloom_bits(state)), hash_item(&c->hasher, PG_GETARG_DATUM(1), 0));
+    if (!PG_ARGISNULL(1)) c->ops->add_one(sb::span_for(c->g, bloom_bits(state)), hash_item(&c->hasher, PG_GETARG_DATUM(1), 0));
     PG_RETURN_POINTER(state);
 }
 

@@ -356,7 +356,7 @@ SKETCH_FUNCTION(bloom_add) {
     check_item(o.item, hasher, ItemUse::add, "the bloom filter", "bloom_add_many");
     struct varlena* c = copy_value(o, hasher->item);
     const Hash128 h = hash_item(hasher, PG_GETARG_DATUM(1), o.seed);
-    guarded([&] { sb::insert(o.g, bloom_bits(c), h); });
+    guarded([&] { sb::add(o.g, bloom_bits(c), h); });
     PG_RETURN_POINTER(c);
 }
 

@@ -44,11 +44,11 @@ namespace {
 inline uint8_t* counters_of(varlena* flat) { return payload(flat) + cbf::kHeaderBytes; }
 
 // Counters of this many bytes or more are far beyond the caches: there
-// cbf_agg gathers a classic filter's adds by region (cbf_regions.hpp), which
-// turns k random memory accesses per item into sequential passes; below it,
-// where the last-level cache holds much of the filter, the random accesses
-// cost no more (bench/core/cbf_regions_bench compares the two). A block
-// filter's add touches one line, which add_many's prefetching covers.
+// cbf_agg gathers its adds by region (cbf_regions.hpp), which turns the
+// random memory accesses of each item (k lines classic, one line block) into
+// sequential passes; below it, where the last-level cache holds much of the
+// filter, the random accesses cost no more (bench/core/cbf_regions_bench
+// compares the two).
 constexpr size_t kRegionsMinBytes = size_t(16) << 20;
 
 struct CbfFilter {
@@ -65,7 +65,7 @@ struct CbfFilter {
         cbf::add_many(g, counters_of(flat), hashes, n);
         const uint64_t before = items;
         items += n;
-        if (!g.blocked() && g.counter_bytes() >= kRegionsMinBytes && before < g.m / 1024 && items >= g.m / 1024)
+        if (g.counter_bytes() >= kRegionsMinBytes && before < g.m / 1024 && items >= g.m / 1024)
             start_regions();
     }
 
@@ -75,11 +75,11 @@ struct CbfFilter {
 
     // The region batch, once the state has taken m / 1024 items: below
     // that, add_many's random accesses cost less than the batch's pass over
-    // all the counters, and small groups need no batch memory. A batch holds m / 16 probes (2 bytes each: a
-    // quarter of the counter bytes, 16 MiB for 64 MiB). Without the memory,
-    // add_many goes on.
+    // all the counters, and small groups need no batch memory. A batch's
+    // entries take a quarter of the counter bytes (16 MiB for 64 MiB).
+    // Without the memory, add_many goes on.
     void start_regions() {
-        const size_t items_per_batch = g.m / 16 / g.k;
+        const size_t items_per_batch = cbf::RegionBatch::items_for(g, g.counter_bytes() / 4);
         const size_t bytes = cbf::RegionBatch::memory_bytes(g, items_per_batch);
         void* memory = sketch_pg::alloc_reusable(cxt, bytes, 0, true);
         if (memory != nullptr) regions.init(g, memory, items_per_batch);
