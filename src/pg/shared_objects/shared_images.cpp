@@ -111,6 +111,14 @@ bytea* read_image(const char* name, uint64 file_id) {
     return image;
 }
 
+// Waits while another backend writes the file at path (holding its lock).
+void await_creator(const char* path) {
+    while (sh::being_created(path)) {
+        pg_usleep(10000L);
+        CHECK_FOR_INTERRUPTS();
+    }
+}
+
 bool file_exists(const char* path) {
     struct stat st;
     return lstat(path, &st) == 0;
@@ -140,10 +148,7 @@ bool restore_from_image(const char* name, uint32 kind, uint64 file_id, uint64 fo
     // writing the file, or have written it: once it is done, the caller
     // attaches whatever is there.
     if (!written && !file_exists(path)) raise(failure);
-    while (!written && sh::being_created(path)) {
-        pg_usleep(10000L);
-        CHECK_FOR_INTERRUPTS();
-    }
+    if (!written) await_creator(path);
     if (written)
         ereport(LOG, (errmsg("shared object \"%s\" was written again from its image in the catalog", name),
                       errdetail("Its file was %s.", foreign_id != 0 ? "another incarnation's" : "missing")));
@@ -173,6 +178,12 @@ sh::Mapping map_file(const char* name, const CatalogRow& row) {
         const uint64 foreign_id = attached ? m.fixed.file_id : 0;
         if (attached) sh::unmap(m);
         refuse_if_raced(name, row.file_id);
+        // another backend opening it at the same time is writing it from
+        // the image: attach what it wrote
+        if (!attached && !restored && row.has_image && sh::being_created(path)) {
+            await_creator(path);
+            continue;
+        }
         if (!restored && row.has_image && (attached || file_missing(path)) &&
             restore_from_image(name, row.kind, row.file_id, foreign_id))
             continue;
