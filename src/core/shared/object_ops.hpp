@@ -32,6 +32,7 @@
 #include <cstdint>
 
 #include "hash.hpp"
+#include "shared/held_items.hpp"
 #include "shared/rwlock.hpp"
 #include "shared/shared_file.hpp"
 
@@ -56,6 +57,7 @@ enum class Outcome {
     done,
     frozen,   // a change found the object frozen once it held the lock
     dropped,  // the object's drop committed while the call waited for the lock
+    grown,    // sub-filters were published that the caller's mapping lacks (add_hashes)
 };
 
 inline bool is_frozen(const Mapping& m) { return (load_flags(m.header()) & kFrozen) != 0; }
@@ -91,9 +93,17 @@ constexpr int kAddAhead = 8;
 // prefetch (void(const Hash128&)) starts loading an item's lines: called
 // kAddAhead items ahead, so that a batch larger than the caches does not
 // wait for memory at every item.
+//
+// With `done`, an object that may grow is checked each time the shared lock
+// is taken: when sub-filters were published that m does not map (growth
+// holds the exclusive lock, so none can be published while the shared one is
+// held), the call stops with Outcome::grown, *done items added, since an add
+// that does not look in every sub-filter could call an item new that another
+// backend has just added to the newest one. The caller maps the new
+// sub-filters and adds the rest. *done is n when the call is done.
 template <typename Insert, typename Prefetch>
 Outcome add_hashes(const Mapping& m, const Waiter& w, const Hash128* hashes, int n, Insert&& insert, int64_t* fresh,
-                   Prefetch&& prefetch) {
+                   Prefetch&& prefetch, int* done = nullptr) {
     StripeLock stripes = m.stripes();
     ReadTicket ticket;
     *fresh = 0;
@@ -101,6 +111,11 @@ Outcome add_hashes(const Mapping& m, const Waiter& w, const Hash128* hashes, int
     for (int i = 0;;) {
         const Outcome locked = lock_shared_to_change(m, w, &ticket);
         if (locked != Outcome::done) return locked;
+        if (done != nullptr && m.grown != nullptr && load_subfilters(m.header()) != m.subfilters) {
+            unlock_shared(m, w, ticket);
+            *done = i;
+            return Outcome::grown;
+        }
         for (; i < n; ++i) {
             const uint32_t stripe = StripeLock::stripe_of(hashes[i].lo);
             if (!stripes.try_lock(stripe, w.owner, kLockWordSpins)) break;
@@ -113,6 +128,7 @@ Outcome add_hashes(const Mapping& m, const Waiter& w, const Hash128* hashes, int
     }
     add_ops(m.header(), w.owner, 1);
     unlock_shared(m, w, ticket);
+    if (done != nullptr) *done = n;
     return Outcome::done;
 }
 

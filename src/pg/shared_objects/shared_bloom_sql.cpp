@@ -135,19 +135,32 @@ bool insert_atomic(const Filters& f, uint32_t into, const sketch::Hash128& h) {
 // new one goes into the sub-filter of its position (sh::subfilter_at; the
 // newest but for a batch that filled older ones), the lines of the one the
 // batch starts in loaded ahead (ops: the kernels of the layout every
-// sub-filter has). Returns the new ones.
-int64 add_placed(ss::Entry* e, const Filters& f, const sb::Ops& ops, const sh::Series& s, uint64_t position,
+// sub-filter has). Returns the new ones. view() gives the sub-filters e
+// maps; when another backend publishes one meanwhile, the adds stop, e maps
+// it (quietly: a commit may not raise; if it cannot, the adds go on with what
+// it maps) and go on with the new view.
+template <typename View>
+int64 add_placed(ss::Entry* e, View view, const sb::Ops& ops, const sh::Series& s, uint64_t position,
                  const sketch::Hash128* hashes, int n) {
-    const uint32_t first = sh::subfilter_at(s, f.count, position);
-    const sb::Span span = sb::span_for(f.subs[first].g, f.bits(first));
-    return ss::add_hashes_shared(
-        e, hashes, n,
-        [&](const sketch::Hash128& x) {
-            const bool added = insert_atomic(f, sh::subfilter_at(s, f.count, position), x);
-            position += added;
-            return added;
-        },
-        [&](const sketch::Hash128& x) { ops.prefetch_one(span, x); });
+    int64 fresh = 0;
+    for (bool following = true; n > 0;) {
+        const Filters f = view();
+        const uint32_t first = sh::subfilter_at(s, f.count, position);
+        const sb::Span span = sb::span_for(f.subs[first].g, f.bits(first));
+        int done = n;
+        fresh += ss::add_hashes_shared(
+            e, hashes, n,
+            [&](const sketch::Hash128& x) {
+                const bool added = insert_atomic(f, sh::subfilter_at(s, f.count, position), x);
+                position += added;
+                return added;
+            },
+            [&](const sketch::Hash128& x) { ops.prefetch_one(span, x); }, following ? &done : nullptr);
+        hashes += done;
+        n -= done;
+        if (n > 0) following = ss::follow_growth_quietly(e);
+    }
+    return fresh;
 }
 
 // Raises 0A000 for what a bloom value cannot hold: an object of several
@@ -267,25 +280,31 @@ namespace {
 // be older: the sub-filters are described here, on the stack).
 uint64 apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
     sbf::Subfilter subs[sh::kMaxSubfilters];
-    Filters f{subs, 0, nullptr};
-    sh::Series s;
+    uint32_t count = 0;
+    Parsed p;
     const sb::Ops* ops;
     try {
-        const Parsed p = geometry(e);
-        s = p.series();
+        p = geometry(e);
         ops = &sb::ops_for(p.g.layout, sb::Path::scalar);
-        ss::follow_growth_quietly(e);
-        const std::vector<sbf::Subfilter> all = sbf::subfilters(p.g, p.series(), e->map.subfilters);
-        std::copy(all.begin(), all.end(), subs);
-        f.count = uint32_t(all.size());
-        f.payload = e->map.payload();
     } catch (...) {
         return 0;
     }
+    const auto view = [&] {
+        try {
+            const std::vector<sbf::Subfilter> all = sbf::subfilters(p.g, p.series(), e->map.subfilters);
+            std::copy(all.begin(), all.end(), subs);
+            count = uint32_t(all.size());
+        } catch (...) {
+            // (nothing may escape: the adds go on with the sub-filters described before)
+        }
+        return Filters{subs, count, e->map.payload()};
+    };
+    ss::follow_growth_quietly(e);
+    if (view().count == 0) return 0;
     // the batch's room was reserved last (the adds of other transactions may
     // have followed): it starts about n before the items held
     const uint64_t held = ss::held_items(e);
-    return uint64(add_placed(e, f, *ops, s, held > uint64_t(n) ? held - uint64_t(n) : 0, hashes, n));
+    return uint64(add_placed(e, view, *ops, p.series(), held > uint64_t(n) ? held - uint64_t(n) : 0, hashes, n));
 }
 
 // The object's series; its geometry parsed when it was opened, so this does
@@ -306,13 +325,17 @@ constexpr ss::AddOps kAddOps{apply_adds, series_of, false};
 int64 add_now(ss::Entry* e, const Parsed& p, const sketch::Hash128* hashes, int n) {
     const uint64_t position = ss::reserve_room(e, p.series(), uint64(n));  // may grow the object
     const sb::Ops& ops = sketch_pg::guarded([&]() -> const sb::Ops& { return sb::ops_for(p.g.layout, sb::Path::scalar); });
-    const int64 fresh = add_placed(e, filters_of(e, p), ops, p.series(), position, hashes, n);
+    const int64 fresh = add_placed(e, [&] { return filters_of(e, p); }, ops, p.series(), position, hashes, n);
     ss::settle_room(e, uint64(n), uint64(fresh));
     return fresh;
 }
 
 bool add_in_transaction(ss::Entry* e, const Parsed& p, const sketch::Hash128& h) {
-    const auto committed = [&](const sketch::Hash128& x) { return contains_concurrent(filters_of(e, p), x); };
+    // (after a wait for another adder, whose add may have grown the object)
+    const auto committed = [&](const sketch::Hash128& x) {
+        ss::follow_growth(e);
+        return contains_concurrent(filters_of(e, p), x);
+    };
     return ss::add_in_transaction(e, h, ss::lookup_of(committed), kAddOps);
 }
 

@@ -39,10 +39,9 @@ namespace {
     pg_unreachable();
 }
 
-// The file size of e's next sub-filter, within every limit; raises 53400
+// The file size of e with `to` sub-filters, within every limit; raises 53400
 // naming the object otherwise.
-uint64 next_file_bytes(Entry* e) {
-    const uint32 to = e->map.subfilters + 1;
+uint64 file_bytes_for(Entry* e, uint32 to) {
     if (to > sh::kMaxSubfilters) refuse_growth(e, to, "that is the most an object has");
     uint64 bytes = 0;
     bool over = false;
@@ -60,6 +59,14 @@ uint64 next_file_bytes(Entry* e) {
     return bytes;
 }
 
+// The sub-filters the series needs to hold `items` (kMaxSubfilters + 1 past
+// them all).
+uint32 subfilters_for(const sh::Series& s, uint64 items) {
+    uint32 c = 1;
+    while (c <= sh::kMaxSubfilters && sh::capacity_of(s, c) < items) ++c;
+    return c;
+}
+
 // Grows e by one sub-filter, unless another backend grew it first: under
 // the exclusive lock, extend the file (durably), then publish the count
 // (shared/shared_file.hpp, extend_file). A failure leaves the object as it
@@ -68,7 +75,7 @@ void grow_by_one(Entry* e) {
     follow_growth(e);
     const uint32 from = e->map.subfilters;
     const uint64 from_bytes = e->map.size;
-    const uint64 to_bytes = next_file_bytes(e);
+    const uint64 to_bytes = file_bytes_for(e, from + 1);
     char path[MAXPGPATH];
     object_path(e->name, path, sizeof path);
     int err = 0;
@@ -113,7 +120,7 @@ uint64 reserve_room(Entry* e, const sh::Series& s, uint64 more) {
         sh::count_items(e->map.header(), more);
         return 0;
     }
-    for (;;) {
+    for (bool checked = false;;) {
         sh::FileHeader* h = e->map.header();  // a growth may move the mapping
         uint64_t before = 0;
         const sh::Room room = sh::reserve_items(h, s, more, &before);
@@ -125,6 +132,12 @@ uint64 reserve_room(Entry* e, const sh::Series& s, uint64 more) {
         if (e->map.grown == nullptr) {  // (a series that grows always maps as one)
             sh::count_items(h, more);
             return 0;
+        }
+        if (!checked) {
+            // the add is refused before any growth when the size it needs
+            // is over a limit: a refused add leaves the object as it was
+            file_bytes_for(e, subfilters_for(s, sh::load_held(h) + more));
+            checked = true;
         }
         grow_by_one(e);
     }

@@ -113,31 +113,52 @@ int32 count_of(const Filters& f, const sketch::Hash128& h) {
     for (uint32_t i = 0; i < f.count; ++i) n += cbf::count_of(f.g(i), f.counters(i), h);
     return int32(std::min<int64>(n, PG_INT32_MAX));
 }
-// An add into sub-filter `into`; new when no sub-filter had the item.
+// An add (under the item's stripe): into the oldest sub-filter that has the
+// item already, else into sub-filter `into`; new when none had it. So every
+// add of an item goes where its first add went (or where it was a false
+// positive then), and a remove knows where to take it from (remove, below).
 bool add_atomic(const Filters& f, uint32_t into, const sketch::Hash128& h) {
-    bool seen = false;
-    for (uint32_t i = 0; i < f.count && !seen; ++i)
-        seen = i != into && cbf::contains_atomic(f.g(i), f.counters(i), h);
-    return cbf::add_atomic(f.g(into), f.counters(into), h) && !seen;
+    for (uint32_t i = 0; i < f.count; ++i)
+        if (i != into && cbf::contains_atomic(f.g(i), f.counters(i), h)) {
+            cbf::add_atomic(f.g(i), f.counters(i), h);
+            return false;
+        }
+    return cbf::add_atomic(f.g(into), f.counters(into), h);
 }
 
 // Adds n hashed items whose room starts at `position` in the series s: add
 // j goes into the sub-filter of position + j (sh::subfilter_at; the newest
 // but for a batch that filled older ones: every add takes room). Returns
 // the new ones.
-int64 add_placed(ss::Entry* e, const Filters& f, const sh::Series& s, uint64_t position,
-                 const sketch::Hash128* hashes, int n) {
-    // the counters of the sub-filter the batch starts in are loaded ahead
-    const uint32_t first = sh::subfilter_at(s, f.count, position);
-    return ss::add_hashes_shared(
-        e, hashes, n,
-        [&](const sketch::Hash128& x) { return add_atomic(f, sh::subfilter_at(s, f.count, position++), x); },
-        [&](const sketch::Hash128& x) { cbf::prefetch(f.g(first), f.counters(first), x); });
+// view() gives the sub-filters e maps; when another backend publishes one
+// meanwhile, the adds stop, e maps it (quietly: a commit may not raise; if
+// it cannot, the adds go on with what it maps) and go on with the new view.
+template <typename View>
+int64 add_placed(ss::Entry* e, View view, const sh::Series& s, uint64_t position, const sketch::Hash128* hashes,
+                 int n) {
+    int64 fresh = 0;
+    for (bool following = true; n > 0;) {
+        const Filters f = view();
+        // the counters of the sub-filter the batch starts in are loaded ahead
+        const uint32_t first = sh::subfilter_at(s, f.count, position);
+        int done = n;
+        fresh += ss::add_hashes_shared(
+            e, hashes, n,
+            [&](const sketch::Hash128& x) { return add_atomic(f, sh::subfilter_at(s, f.count, position++), x); },
+            [&](const sketch::Hash128& x) { cbf::prefetch(f.g(first), f.counters(first), x); },
+            following ? &done : nullptr);
+        hashes += done;
+        n -= done;
+        if (n > 0) following = ss::follow_growth_quietly(e);
+    }
+    return fresh;
 }
-// A remove (under the exclusive lock): from the newest sub-filter that has
-// the item.
+
+// A remove (under the exclusive lock): from the oldest sub-filter that has
+// the item, where its adds went (add_atomic). Taking it from another one
+// would take counters of the items added there, which would then be missed.
 bool remove(const Filters& f, const sketch::Hash128& h) {
-    for (uint32_t i = f.count; i-- > 0;)
+    for (uint32_t i = 0; i < f.count; ++i)
         if (cbf::contains(f.g(i), f.counters(i), h)) return cbf::remove(f.g(i), f.counters(i), h);
     return false;
 }
@@ -167,20 +188,23 @@ bool create_with(const char* name, const cbf::Geometry& g, uint32_t expansion, c
 // be older: the sub-filters are described here, on the stack).
 uint64 apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
     scf::Subfilter subs[sh::kMaxSubfilters];
-    Filters f{subs, 0, nullptr};
-    try {
-        ss::follow_growth_quietly(e);
-        const std::vector<scf::Subfilter> all = scf::subfilters(geometry(e), series_of(e), e->map.subfilters);
-        std::copy(all.begin(), all.end(), subs);
-        f.count = uint32_t(all.size());
-        f.payload = e->map.payload();
-    } catch (...) {
-        return 0;
-    }
+    uint32_t count = 0;
+    const auto view = [&] {
+        try {
+            const std::vector<scf::Subfilter> all = scf::subfilters(geometry(e), series_of(e), e->map.subfilters);
+            std::copy(all.begin(), all.end(), subs);
+            count = uint32_t(all.size());
+        } catch (...) {
+            // (nothing may escape: the adds go on with the sub-filters described before)
+        }
+        return Filters{subs, count, e->map.payload()};
+    };
+    ss::follow_growth_quietly(e);
+    if (view().count == 0) return 0;
     // the batch's room was reserved last (the adds of other transactions may
     // have followed): it starts about n before the items held
     const uint64_t held = ss::held_items(e);
-    add_placed(e, f, series_of(e), held > uint64_t(n) ? held - uint64_t(n) : 0, hashes, n);
+    add_placed(e, view, series_of(e), held > uint64_t(n) ? held - uint64_t(n) : 0, hashes, n);
     return uint64(n);
 }
 
@@ -190,11 +214,15 @@ constexpr ss::AddOps kAddOps{apply_adds, series_of, true};
 // Returns the ones that were new.
 int64 add_now(ss::Entry* e, const sketch::Hash128* hashes, int n) {
     const uint64_t position = ss::reserve_room(e, series_of(e), uint64(n));  // may grow the object
-    return add_placed(e, filters_of(e), series_of(e), position, hashes, n);
+    return add_placed(e, [e] { return filters_of(e); }, series_of(e), position, hashes, n);
 }
 
 bool add_in_transaction(ss::Entry* e, const sketch::Hash128& h) {
-    const auto committed = [&](const sketch::Hash128& x) { return contains_atomic(filters_of(e), x); };
+    // (after a wait for another adder, whose add may have grown the object)
+    const auto committed = [&](const sketch::Hash128& x) {
+        ss::follow_growth(e);
+        return contains_atomic(filters_of(e), x);
+    };
     return ss::add_in_transaction(e, h, ss::lookup_of(committed), kAddOps);
 }
 

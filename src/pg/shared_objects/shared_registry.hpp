@@ -225,10 +225,17 @@ sketch::Hash128* hash_array_arg(FunctionCallInfo fcinfo, int argno, uint64_t see
 // (bool(const Hash128&), must not raise) does the kind's atomic add, and
 // `prefetch` (void(const Hash128&)) starts loading an item's lines ahead of
 // it. Counts one op. Returns how many were probably new.
+//
+// With `done`: stops early when the object has grown past what e maps
+// (sketch::shared::add_hashes), *done items added; the caller then follows
+// the growth and adds the rest, looking in every sub-filter.
 template <typename Insert, typename Prefetch>
-int64 add_hashes_shared(Entry* e, const sketch::Hash128* hashes, int n, Insert insert, Prefetch prefetch) {
+int64 add_hashes_shared(Entry* e, const sketch::Hash128* hashes, int n, Insert insert, Prefetch prefetch,
+                        int* done = nullptr) {
     int64_t fresh = 0;
-    check_outcome(e, sketch::shared::add_hashes(e->map, waiter(), hashes, n, insert, &fresh, prefetch));
+    const sketch::shared::Outcome outcome =
+        sketch::shared::add_hashes(e->map, waiter(), hashes, n, insert, &fresh, prefetch, done);
+    if (outcome != sketch::shared::Outcome::grown) check_outcome(e, outcome);
     return fresh;
 }
 
