@@ -57,7 +57,12 @@ echo "ok: four sessions added while the objects grew, and each found every item"
 check "both grew" "SELECT bool_and(subfilters >= 5) FROM shared_objects WHERE name IN ('grow_b', 'grow_c')"
 check "a new backend finds every item" \
     "SELECT count(*) = 0 FROM generate_series(1, 4 * $per) g WHERE NOT shared_bloom_contains('grow_b', g) OR NOT shared_cbf_contains('grow_c', g)"
-check "the Bloom filter holds each item once" "SELECT items_held = 4 * $per FROM shared_objects WHERE name = 'grow_b'"
+# An add of an item that is a false positive when it comes is not new and
+# holds no room: at most fpr (1e-6) of the 4 x 5000 adds, 0.02 expected, so
+# two or fewer are missing but for a chance of about 1e-6 (Poisson); a
+# double count would pass 4 x 5000.
+check "the Bloom filter holds each item once" \
+    "SELECT items_held BETWEEN 4 * $per - 2 AND 4 * $per FROM shared_objects WHERE name = 'grow_b'"
 check "the counting filter's counts sum over its sub-filters" \
     "SELECT count(*) = 0 FROM generate_series(1, $common) g WHERE shared_cbf_count_of('grow_c', g) <> 5"
 check "the counting filter holds every add" \
