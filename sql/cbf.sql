@@ -302,3 +302,32 @@ SELECT cbf_agg_final(cbf_empty(10));
 -- per value (per group here), not per row; one within it gets none
 SELECT g, cbf_count(cbf_agg(i, 100, 0.01)) > 0 AS built
 FROM generate_series(1, 2) g, generate_series(1, 100 + (g - 1) * 400) i GROUP BY g ORDER BY g;
+
+-- adds to a value warn when they take it past its capacity (its estimated
+-- rate and count both above what it was sized for); at capacity they do not
+SELECT cbf_stats(cbf_add_many(cbf_empty(100), array_agg(i)))->>'count' AS at_capacity
+FROM generate_series(1, 100) i;
+CREATE TEMP TABLE cbf_full AS
+SELECT g, cbf_add_many(cbf_empty(100), (SELECT array_agg(i) FROM generate_series(1, 100) i)) AS f
+FROM generate_series(1, 3) g;
+-- each of the 3 values passes its capacity in this statement: 3 warnings
+UPDATE cbf_full SET f = cbf_add_many(f, ARRAY(SELECT i FROM generate_series(101, 120) i));
+-- values already past it: one warning for the statement, not one per value
+UPDATE cbf_full SET f = cbf_add(f, 1000 + g);
+-- 1000 adds to one value in one statement: one warning, when the add takes it past
+DO $$
+DECLARE f cbf := cbf_empty(100);
+BEGIN
+    FOR i IN 1..1000 LOOP f := cbf_add(f, i); END LOOP;
+END $$;
+-- a merge whose sum is past the capacity warns; removes never do
+SELECT cbf_merge(cbf_add_many(cbf_empty(100), ARRAY(SELECT i FROM generate_series(1, 60) i)),
+                 cbf_add_many(cbf_empty(100), ARRAY(SELECT i FROM generate_series(61, 120) i))) IS NOT NULL AS merged;
+SELECT cbf_remove(f, 1) IS NOT NULL AS removed FROM cbf_full WHERE g = 1;
+-- a filter of 1024 lines (classic; block: 848) is judged from 64 of them:
+-- quiet at its capacity, a warning past it (the classic one has twice the
+-- counters its capacity needs, m a power of two: still within its rate at 13000)
+SELECT layout, cbf_stats(cbf_add_many(cbf_empty(10000, 0.01, layout), ARRAY(SELECT i FROM generate_series(1, 10000) i)))->>'capacity'
+FROM (VALUES ('classic'), ('block')) v(layout);
+SELECT layout, n, cbf_stats(cbf_add_many(cbf_empty(10000, 0.01, layout), ARRAY(SELECT i FROM generate_series(1, n) i)))->>'capacity'
+FROM (VALUES ('classic', 13000), ('block', 13000), ('classic', 20000)) v(layout, n);

@@ -264,6 +264,27 @@ double fill_fpr(const Geometry& g, const uint8_t* counters, uint64_t set) {
     return total / static_cast<double>(g.lines());
 }
 
+FillEstimate fill(const Geometry& g, const uint8_t* counters) {
+    const uint64_t set = counters_set(g, counters);
+    return {estimate_count(g, set), fill_fpr(g, counters, set)};
+}
+
+FillEstimate sampled_fill(const Geometry& g, const uint8_t* counters) {
+    static_assert(kFillSampleLineBytes == kLineBytes, "a sampled line is a block layout's line");
+    const uint64_t lines = g.counter_bytes() / kLineBytes;
+    if (lines <= kFillSampleLines) return fill(g, counters);
+    uint64_t set = 0;
+    double line_rates = 0;  // the block layout's rate, line by line (fill_fpr)
+    for (uint64_t i = 0; i < kFillSampleLines; ++i) {
+        const uint64_t in_line = masked_in<nonzero_mask>(counters + (i * lines / kFillSampleLines) * kLineBytes, kLineBytes / 8);
+        set += in_line;
+        line_rates += std::pow(static_cast<double>(in_line) / kLineCounters, g.k);
+    }
+    const double share = static_cast<double>(set) / static_cast<double>(kFillSampleLines * kLineCounters);
+    const double rate = g.blocked() ? line_rates / kFillSampleLines : std::pow(share, g.k);
+    return {estimate_count(g, static_cast<uint64_t>(std::llround(share * static_cast<double>(g.m)))), rate};
+}
+
 void to_bits(const Geometry& g, const uint8_t* counters, uint64_t* bits) {
     const uint64_t words = g.m / 64;  // each output word covers 64 counters, 32 bytes
     for (uint64_t w = 0; w < words; ++w) {

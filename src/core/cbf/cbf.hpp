@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "error.hpp"
+#include "fill_estimate.hpp"
 #include "hash.hpp"
 
 namespace sketch::cbf {
@@ -103,6 +104,11 @@ double expected_fpr(const Geometry& g, double n);
 // exact for the drawing with replacement (lines fill unevenly, so the
 // overall fill would understate it).
 double fill_fpr(const Geometry& g, const uint8_t* counters, uint64_t set);  // classic reads only set
+// count and fpr of the filter as it is: estimate_count and fill_fpr over
+// all the counters (one pass), or over kFillSampleLines lines evenly spread
+// (fill_estimate.hpp; every line when the filter has no more).
+FillEstimate fill(const Geometry& g, const uint8_t* counters);
+FillEstimate sampled_fill(const Geometry& g, const uint8_t* counters);
 
 // Projection onto a Bloom filter of the same m and k: writes all m/64 words
 // of `bits` (bit i & 63 of word i >> 6 is set iff counter i is nonzero).

@@ -218,22 +218,14 @@ SKETCH_FUNCTION(cbf_agg_trans) {
     PG_RETURN_POINTER(state);
 }
 
-// Warns when a filter built by the aggregate is past its capacity: its
-// false-positive rate, estimated from the counters set (one pass over them),
-// is above the one it was sized for. (m is a power of two, so a filter often
-// holds more than its capacity before that.) Once per value: the aggregate's
-// rows add to it silently.
+// Warns when a filter built by the aggregate is past its capacity
+// (capacity_warning.hpp), read from all its counters (one pass; m is a power
+// of two, so a filter often holds more than its capacity before that). Once
+// per value: the aggregate's rows add to it silently.
 static void warn_past_capacity(varlena* v) {
     const cbf::View view = view_of(v);
-    const uint64_t set = cbf::counters_set(view.g, view.counters);
-    const double rate = cbf::fill_fpr(view.g, view.counters, set);
-    if (rate <= view.g.fpr) return;
-    ereport(WARNING, (errmsg("cbf_agg built a counting Bloom filter past its capacity: about %.0f distinct items for "
-                             "a capacity of %llu",
-                             cbf::estimate_count(view.g, set), (unsigned long long)view.g.capacity),
-                      errdetail("Its false-positive rate is about %.3g, above the %g it was sized for.", rate,
-                                view.g.fpr),
-                      errhint("Give cbf_agg a larger capacity.")));
+    sketch_pg::warn_past_capacity(nullptr, {"cbf_agg", "a counting Bloom filter", kPastCapacityHint,
+                                            cbf::fill(view.g, view.counters), false, view.g.capacity, view.g.fpr});
 }
 
 // The state as a plain cbf (agg_state.hpp: BufferedState::finish).

@@ -238,6 +238,19 @@ SKETCH_FUNCTION(cbf_fpr_for) {
     PG_RETURN_FLOAT8(cbf::fpr_for(static_cast<double>(n), static_cast<double>(counters), layout));
 }
 
+// Whether the value is past its capacity, from the sample the per-add check reads.
+static bool sampled_past_capacity(const cbf::View& view) {
+    return sketch::past_capacity(cbf::sampled_fill(view.g, view.counters), view.g.capacity, view.g.fpr);
+}
+
+// The warning of an add or merge that left the value past its capacity
+// (capacity_warning.hpp); was_past: sampled_past_capacity before it.
+static void check_capacity(sketch_pg::CapacityMemo* memo, const char* function, const cbf::View& view, bool was_past) {
+    sketch_pg::warn_past_capacity(memo, {function, "a counting Bloom filter", kPastCapacityHint,
+                                         cbf::sampled_fill(view.g, view.counters), was_past, view.g.capacity,
+                                         view.g.fpr});
+}
+
 // A copy of the filter argument with `change` (cbf::add or cbf::remove)
 // applied for the item argument; an add records the item's class in a
 // filter that has none. `many` names the bulk form of the call, if any.
@@ -249,7 +262,10 @@ static varlena* changed_copy(FunctionCallInfo fcinfo, bool (*change)(const cbf::
     const bool add = change == cbf::add;
     check_view_item(view, cache, add ? sketch_pg::ItemUse::add : sketch_pg::ItemUse::lookup, many);
     if (add && !view.item.known()) cbf::write_header(payload(v), view.g, cache->hasher.item);
+    const bool was_past = add && sampled_past_capacity(view);
     change(view.g, view.counters, item_hash(fcinfo, cache, 1, view.g));
+    static sketch_pg::CapacityMemo memo;  // cbf_add's
+    if (add) check_capacity(&memo, "cbf_add", view, was_past);
     return v;
 }
 
@@ -266,6 +282,7 @@ SKETCH_FUNCTION(cbf_add_many) {
     cbf::View view;
     varlena* v = copy_arg(fcinfo, 0, &view);
     sketch_pg::check_item(view.item, hasher, sketch_pg::ItemUse::add, "the counting Bloom filter", nullptr);
+    const bool was_past = sampled_past_capacity(view);
     constexpr size_t kBatch = 256;  // hashes per cbf::add_many (prefetching within each)
     sketch::Hash128 batch[kBatch];
     size_t pending = 0;
@@ -280,6 +297,8 @@ SKETCH_FUNCTION(cbf_add_many) {
     });
     cbf::add_many(view.g, view.counters, batch, pending);
     if (added && !view.item.known()) cbf::write_header(payload(v), view.g, hasher->item);
+    static sketch_pg::CapacityMemo memo;
+    check_capacity(&memo, "cbf_add_many", view, was_past);
     PG_RETURN_POINTER(v);
 }
 
@@ -327,7 +346,10 @@ SKETCH_FUNCTION(cbf_merge) {
     sketch_pg::check_classes_meet(left.item, right.item, "merge counting Bloom filters");
     if (!left.g.compatible(right.g)) geometry_mismatch(left.g, right.g);
     if (!left.item.known() && right.item.known()) cbf::write_header(payload(v), left.g, right.item);
+    const bool was_past = sampled_past_capacity(left);
     cbf::merge(left.g, left.counters, right.counters);
+    static sketch_pg::CapacityMemo memo;
+    check_capacity(&memo, "cbf_merge", left, was_past);
     PG_RETURN_POINTER(v);
 }
 

@@ -4,6 +4,7 @@
 
 #include "cbf/cbf_format.hpp"
 #include "cbf/cbf_layout.hpp"
+#include "capacity_warning.hpp"
 #include "item_hash.hpp"
 #include "types/fetched_filters.hpp"
 
@@ -17,6 +18,10 @@ constexpr uint64_t kValueMaxCounters = uint64_t(1) << 29;
 
 // The fpr of cbf_agg (and cbf_empty, src/sql/20_cbf.sql) when none is given.
 constexpr double kDefaultFpr = 0.01;
+
+// The HINT of the warning of an add or aggregate that takes a value past its capacity.
+constexpr const char* kPastCapacityHint =
+    "Build the filter with a larger capacity, or use a shared counting filter, which grows as it fills.";
 
 inline uint8_t* payload(varlena* v) { return reinterpret_cast<uint8_t*>(VARDATA(v)); }
 inline size_t payload_len(const varlena* v) { return VARSIZE(v) - VARHDRSZ; }
