@@ -125,4 +125,37 @@ FROM agg_params_result;
 DEALLOCATE agg_params;
 RESET plan_cache_mode;
 
+-- Past capacity: a filter whose estimated items and rate are both above the
+-- n and fpr asked for gets one warning per filter built (per group), not per
+-- row; one at its n gets none (the default layout, a classic one, and a
+-- buffered state of 1.2 MB).
+SELECT g, bloom_estimated_count(bloom_agg(i, 100, 0.01))::int / 100 AS hundreds
+FROM generate_series(1, 2) g, generate_series(1, 100 + (g - 1) * 400) i GROUP BY g ORDER BY g;
+SELECT bloom_info(bloom_agg(i, 1000, 0.01, 'classic'))->>'estimated_fpr' AS at_n FROM generate_series(1, 1000) i;
+SELECT bloom_info(bloom_agg(i, 1000, 0.01, 'classic'))->>'estimated_fpr' AS past_n FROM generate_series(1, 1300) i;
+SELECT bloom_estimated_count(bloom_agg(i, 1000000, 0.01))::int / 100000 AS past_n FROM generate_series(1, 1300000) i;
+-- a parallel plan warns once, in its final step (which finds n and fpr in
+-- the partial step's call), not once per partial state; per group too
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET sketchshare.partial_state_page_cost = 0;
+SET enable_hashagg = off;
+EXPLAIN (COSTS OFF) SELECT bloom_agg(x, 10000, 0.01) FROM bloom_rows;
+SELECT bloom_estimated_count(bloom_agg(x, 10000, 0.01))::int / 10000 AS tens_of_thousands FROM bloom_rows;
+EXPLAIN (COSTS OFF) SELECT x % 2, bloom_agg(x, 10000, 0.01) FROM bloom_rows GROUP BY 1;
+SELECT x % 2 AS half, bloom_estimated_count(bloom_agg(x, 10000, 0.01))::int / 10000 AS tens_of_thousands
+FROM bloom_rows GROUP BY 1 ORDER BY 1;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+RESET sketchshare.partial_state_page_cost;
+RESET enable_hashagg;
+-- n or fpr that are not constants of the call: bloom values do not record
+-- them, so the aggregate cannot tell at its end, and does not warn
+SELECT bloom_estimated_count(bloom_agg(i, n, 0.01))::int / 100 AS hundreds
+FROM generate_series(1, 500) i, (SELECT 100::bigint AS n OFFSET 0) c;
+
 DROP TABLE bloom_rows, bloom_serial, bloom_parallel, bloom_hashed, bloom_sorted, bloom_grouped_serial;

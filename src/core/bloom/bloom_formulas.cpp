@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "bloom/bloom.hpp"
+#include "bloom/bloom_fill.hpp"
 #include "bloom/bloom_block_fpr.hpp"
 
 namespace sketch {
@@ -274,6 +275,11 @@ double estimated_count(const Geometry& g, uint64_t bits_set) {
     const double m = double(g.bits());
     const double x = bits_set >= g.bits() ? m - 0.5 : double(bits_set);
     return -std::log1p(-x / m) * m / bits_per_insert(g.layout);
+}
+
+FillEstimate fill(const Geometry& g, uint64_t bits_set) {
+    const double count = estimated_count(g, bits_set);
+    return {count, fpr_for(count, double(g.bits()), g.layout)};
 }
 
 }  // namespace bloom

@@ -16,9 +16,11 @@
 #include <cstdio>
 #include <cstring>
 
+#include "bloom/bloom_fill.hpp"
 #include "types/bloom_value.hpp"
 #include "types/bloom_sql_internal.hpp"
 #include "types/agg_state.hpp"
+#include "capacity_warning.hpp"
 #include "guard.hpp"
 #include "memory/detoast_into.hpp"
 #include "item_hash.hpp"
@@ -26,6 +28,7 @@
 
 extern "C" {
 #include "access/detoast.h"
+#include "catalog/pg_type_d.h"
 }
 
 namespace sb = sketch::bloom;
@@ -154,12 +157,31 @@ SKETCH_FUNCTION(bloom_agg_trans) {
     PG_RETURN_POINTER(state);
 }
 
+// Warns when the filter bloom_agg built is past the n and fpr it was given
+// (capacity_warning.hpp), read from all its bits (one pass). A bloom value
+// does not record them, so they come from the aggregate's call: only when
+// they are constants there (the usual case), and not in Citus's
+// coordinator, whose final call is its own aggregate's (aggregate_call_args).
+static void warn_past_capacity(FunctionCallInfo fcinfo, struct varlena* v) {
+    List* args = aggregate_call_args(fcinfo);
+    const Const* n = aggregate_const_arg(args, 1);
+    const Const* fpr = aggregate_const_arg(args, 2);
+    if (n == nullptr || fpr == nullptr || n->consttype != INT8OID || fpr->consttype != FLOAT8OID) return;
+    const Opened o = inspect(v);
+    const sketch::FillEstimate fill = sb::fill(o.g, sb::count_bits(bloom_bits(o.v), o.g.bytes));
+    warn_past_capacity(nullptr, {"bloom_agg", "a Bloom filter",
+                                 "Give bloom_agg a larger n, or use a shared Bloom filter, which grows as it fills.", fill,
+                                 false, static_cast<uint64>(DatumGetInt64(n->constvalue)), DatumGetFloat8(fpr->constvalue)});
+}
+
 // A large filter's state as a plain bloom (agg_state.hpp: BufferedState::finish);
 // a small one is already plain.
 SKETCH_FUNCTION(bloom_agg_final) {
     if (PG_ARGISNULL(0)) PG_RETURN_NULL();
-    if (BloomAggState::is_one(PG_GETARG_DATUM(0))) PG_RETURN_POINTER(BloomAggState::of(PG_GETARG_DATUM(0))->finish(fcinfo));
-    PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+    struct varlena* out = BloomAggState::is_one(PG_GETARG_DATUM(0)) ? BloomAggState::of(PG_GETARG_DATUM(0))->finish(fcinfo)
+                                                                     : detoast_large(PG_GETARG_DATUM(0));
+    warn_past_capacity(fcinfo, out);
+    PG_RETURN_POINTER(out);
 }
 
 // The bytes of bloom_agg's state for the aggregate's arguments (item, n, fpr

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "bloom/bloom_fill.hpp"
 #include "filter_text.hpp"
 #include "types/bloom_value.hpp"
 #include "types/bloom_sql_internal.hpp"
@@ -444,8 +445,7 @@ SKETCH_FUNCTION(bloom_estimated_count) {
 SKETCH_FUNCTION(bloom_info) {
     Opened o = open_value(PG_GETARG_DATUM(0));
     const uint64_t set = sb::count_bits(bloom_bits(o.v), o.g.bytes);
-    const double est = sb::estimated_count(o.g, set);
-    const double fpr = sb::fpr_for(est, double(o.g.bits()), o.g.layout);
+    const sketch::FillEstimate fill = sb::fill(o.g, set);
     LayoutName name = layout_name(o.g.layout);
     const sb::Layout& l = o.g.layout;
     char json[1024];
@@ -455,7 +455,7 @@ SKETCH_FUNCTION(bloom_info) {
                   ", \"fill_ratio\": %.6g, \"estimated_count\": %.6g, \"estimated_fpr\": %.6g, \"seed\": %" PRId64 "}",
                   o.item.known() ? 2u : 1u, name.text, kind_name(l.kind), sb::block_name(l.block), l.k, l.kp,
                   l.kind == sb::Kind::cbf ? 0u : sb::stride_bytes(l), o.g.bits(), o.g.bytes, set,
-                  double(set) / double(o.g.bits()), est, fpr, int64_t(o.seed));
+                  double(set) / double(o.g.bits()), fill.count, fill.fpr, int64_t(o.seed));
     PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }
 

@@ -1,0 +1,19 @@
+// What a Bloom filter's bits say about it (fill_estimate.hpp): bloom_info's
+// estimated_count and estimated_fpr, and the past-capacity check of
+// bloom_agg.
+#pragma once
+
+#include <cstdint>
+
+#include "bloom/bloom.hpp"
+#include "fill_estimate.hpp"
+
+namespace sketch {
+namespace bloom {
+
+// From the bits set (count_bits over the whole array): estimated_count, and
+// fpr_for at that count.
+FillEstimate fill(const Geometry& g, uint64_t bits_set);
+
+}  // namespace bloom
+}  // namespace sketch
