@@ -60,6 +60,35 @@ inline uint32_t lines_per_item(const PrefetchTarget& t) {
     return t.cbf.blocked() ? 1 : t.cbf.k;
 }
 
+// A grown shared object's sub-filters beyond the first target: a lookup of
+// an item it does not hold reads every sub-filter, so the scan loads the
+// item's lines in each of them at once, as long as a row's lines stay within
+// kSubfilterLines (a classic counting filter's k lines a sub-filter would
+// crowd out the rows ahead, where lookups of members end in the first).
+constexpr int kMoreSubfilters = 7;
+constexpr uint32_t kSubfilterLines = 8;
+struct MoreTargets {
+    int n;
+    PrefetchTarget t[kMoreSubfilters];
+};
+
+// The targets of an object's count sub-filters, in the order its lookups
+// read them: the fullest into t, then the others, the newest first, into
+// more. target_of(i, target) fills sub-filter i's.
+template <typename TargetOf>
+void subfilter_targets(uint32_t count, uint32_t fullest, TargetOf target_of, PrefetchTarget* t, MoreTargets* more) {
+    target_of(fullest, t);
+    more->n = 0;
+    uint32_t lines = lines_per_item(*t);
+    for (uint32_t i = count; i-- > 0 && more->n < kMoreSubfilters;) {
+        if (i == fullest) continue;
+        target_of(i, &more->t[more->n]);
+        lines += lines_per_item(more->t[more->n]);
+        if (lines > kSubfilterLines) return;
+        ++more->n;
+    }
+}
+
 // A lookup of item (of the call site's type typid) in the value filter, when
 // it is the lookup of the row a prefetching scan is returning, in the stored
 // value the scan reads: answered from the scan's digest and view of the
@@ -92,8 +121,10 @@ inline struct varlena* value_as_read(Datum filter, FetchedFilter* f, MemoryConte
 // class, which the function refuses).
 bool bloom_value_target(Datum filter, const ItemHasher* hasher, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t);
 bool cbf_value_target(Datum filter, const ItemHasher* hasher, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t);
-// A shared object this backend has opened for (need) before (find_opened).
-bool shared_bloom_target(const char* name, int len, uint8 need, PrefetchTarget* t);
-bool shared_cbf_target(const char* name, int len, uint8 need, PrefetchTarget* t);
+// A shared object this backend has opened for (need) before (find_opened):
+// its sub-filters as subfilter_targets orders them (a grown object's only
+// when the entry has its table of them: nothing may be made here).
+bool shared_bloom_target(const char* name, int len, uint8 need, PrefetchTarget* t, MoreTargets* more);
+bool shared_cbf_target(const char* name, int len, uint8 need, PrefetchTarget* t, MoreTargets* more);
 
 }  // namespace sketch_pg

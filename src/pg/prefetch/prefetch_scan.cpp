@@ -82,6 +82,7 @@ struct Probe {
     ItemHasher hasher;
     FetchedFilter fetched;  // a stored value filter, shared with the function's copy
     PrefetchTarget target;
+    MoreTargets more;  // a grown shared object's other sub-filters
     bool resolved;  // target is set for this (re)scan
     bool prefetch;  // its filter is large enough to prefetch for
     StoredId answers;  // the stored value filter whose lookups row_answer serves, valueid InvalidOid: none
@@ -191,6 +192,7 @@ void resolve(PrefetchScanState* st, Probe* p) {
     // Unresolved until shown otherwise: a target, a prefetch or answers kept
     // from an earlier filter (a rescan's) would name that filter's memory.
     p->resolved = p->prefetch = false;
+    p->more.n = 0;
     p->answers.valueid = InvalidOid;
     if (!filter_value(st, p, &d)) return;
     MemoryContext cxt = st->css.ss.ps.state->es_query_cxt;
@@ -202,11 +204,13 @@ void resolve(PrefetchScanState* st, Probe* p) {
             auto* v = reinterpret_cast<struct varlena*>(DatumGetPointer(d));  // the object's name
             if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)) return;
             p->resolved = (kind == Kind::shared_bloom ? shared_bloom_target : shared_cbf_target)(
-                VARDATA_ANY(v), int(VARSIZE_ANY_EXHDR(v)), prefetchable(p->known).need, &p->target);
+                VARDATA_ANY(v), int(VARSIZE_ANY_EXHDR(v)), prefetchable(p->known).need, &p->target, &p->more);
             break;
         }
     }
-    p->prefetch = p->resolved && p->target.bytes >= kPrefetchFromBytes;
+    uint64_t bytes = p->target.bytes;
+    for (int j = 0; j < p->more.n; ++j) bytes += p->more.t[j].bytes;
+    p->prefetch = p->resolved && bytes >= kPrefetchFromBytes;
     // A stored value's lookups have no side effects and its identity is its
     // TOAST pointer; an in-memory value's address may hold another one later.
     auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(d));
@@ -236,6 +240,7 @@ void prefetch_row(PrefetchScanState* st, HeapScanDesc hs, int index) {
         const sketch::Hash128 h = hash_item(&p->hasher, d, p->target.seed);
         if (p->prefetch) {
             prefetch_item(p->target, h);
+            for (int j = 0; j < p->more.n; ++j) prefetch_item(p->more.t[j], h);
             if (p->target.object != nullptr) shared::prefetch_pending(p->target.object, h);
         }
         if (i == 0) st->rows[index] = Digest{true, d, h};
@@ -246,7 +251,10 @@ void prefetch_row(PrefetchScanState* st, HeapScanDesc hs, int index) {
 int window_rows(const PrefetchScanState* st) {
     uint32_t lines = 0;
     for (int i = 0; i < st->nprobes; ++i)
-        if (st->probes[i].prefetch) lines += lines_per_item(st->probes[i].target);
+        if (st->probes[i].prefetch) {
+            lines += lines_per_item(st->probes[i].target);
+            for (int j = 0; j < st->probes[i].more.n; ++j) lines += lines_per_item(st->probes[i].more.t[j]);
+        }
     return std::max(kMinAhead, int(kLinesAhead / std::max(lines, 1u)));
 }
 

@@ -207,22 +207,27 @@ Value read_value_arg(FunctionCallInfo fcinfo, int argno) {
 
 }  // namespace
 
-bool sketch_pg::shared_bloom_target(const char* name, int len, uint8 need, PrefetchTarget* t) {
+bool sketch_pg::shared_bloom_target(const char* name, int len, uint8 need, PrefetchTarget* t, MoreTargets* more) {
     ss::Entry* e = ss::find_opened(name, len, kBloom, need);
     if (e == nullptr) return false;
     try {
         const Parsed p = geometry(e);
-        // a grown object's fullest sub-filter, where lookups look first (when
-        // the entry has its table: nothing may be made here)
-        sbf::Subfilter sub{p.g, 0};
-        if (e->subs != nullptr && e->subs_count == e->map.subfilters)
-            sub = static_cast<const sbf::Subfilter*>(
-                e->subs)[sh::fullest_subfilter(p.series(), e->map.subfilters, ss::held_items(e))];
-        t->ops = &sb::ops_for(sub.g.layout, sb::Path::scalar);
-        t->span = sb::span_for(sub.g, e->map.payload() + sub.offset);
-        t->bytes = sub.g.bytes;
-        t->seed = p.seed;
-        t->object = e;
+        const auto target_of = [&](const sbf::Subfilter& sub, PrefetchTarget* x) {
+            x->ops = &sb::ops_for(sub.g.layout, sb::Path::scalar);
+            x->span = sb::span_for(sub.g, e->map.payload() + sub.offset);
+            x->bytes = sub.g.bytes;
+            x->seed = p.seed;
+            x->object = e;
+        };
+        if (e->subs != nullptr && e->subs_count == e->map.subfilters) {
+            const auto* subs = static_cast<const sbf::Subfilter*>(e->subs);
+            subfilter_targets(
+                e->map.subfilters, sh::fullest_subfilter(p.series(), e->map.subfilters, ss::held_items(e)),
+                [&](uint32_t i, PrefetchTarget* x) { target_of(subs[i], x); }, t, more);
+        } else {
+            target_of(sbf::Subfilter{p.g, 0}, t);
+            more->n = 0;
+        }
         return true;
     } catch (...) {
         return false;  // the function reports it

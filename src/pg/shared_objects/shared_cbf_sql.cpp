@@ -228,21 +228,26 @@ bool add_in_transaction(ss::Entry* e, const sketch::Hash128& h) {
 
 }  // namespace
 
-bool sketch_pg::shared_cbf_target(const char* name, int len, uint8 need, PrefetchTarget* t) {
+bool sketch_pg::shared_cbf_target(const char* name, int len, uint8 need, PrefetchTarget* t, MoreTargets* more) {
     ss::Entry* e = ss::find_opened(name, len, kCbf, need);
     if (e == nullptr) return false;
-    // a grown object's fullest sub-filter, where lookups look first (when the
-    // entry has its table: nothing may be made here)
-    scf::Subfilter sub{geometry(e), 0};
-    if (e->subs != nullptr && e->subs_count == e->map.subfilters)
-        sub = static_cast<const scf::Subfilter*>(
-            e->subs)[sh::fullest_subfilter(series_of(e), e->map.subfilters, ss::held_items(e))];
-    t->ops = nullptr;
-    t->cbf = sub.g;
-    t->span.bits = e->map.payload() + sub.offset;
-    t->bytes = t->cbf.counter_bytes();
-    t->seed = t->cbf.seed;
-    t->object = e;
+    const auto target_of = [&](const scf::Subfilter& sub, PrefetchTarget* x) {
+        x->ops = nullptr;
+        x->cbf = sub.g;
+        x->span.bits = e->map.payload() + sub.offset;
+        x->bytes = x->cbf.counter_bytes();
+        x->seed = x->cbf.seed;
+        x->object = e;
+    };
+    if (e->subs != nullptr && e->subs_count == e->map.subfilters) {
+        const auto* subs = static_cast<const scf::Subfilter*>(e->subs);
+        subfilter_targets(
+            e->map.subfilters, sh::fullest_subfilter(series_of(e), e->map.subfilters, ss::held_items(e)),
+            [&](uint32_t i, PrefetchTarget* x) { target_of(subs[i], x); }, t, more);
+    } else {
+        target_of(scf::Subfilter{geometry(e), 0}, t);
+        more->n = 0;
+    }
     return true;
 }
 
