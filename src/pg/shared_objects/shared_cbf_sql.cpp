@@ -20,6 +20,7 @@
 #include "shared_objects/shared_capacity.hpp"
 #include "shared_objects/shared_items.hpp"
 #include "shared_objects/shared_registry.hpp"
+#include "shared_objects/subfilter_adds.hpp"
 #include "shared_objects/transactional_adds.hpp"
 
 extern "C" {
@@ -128,30 +129,19 @@ bool add_atomic(const Filters& f, uint32_t into, const sketch::Hash128& h) {
 
 // Adds n hashed items whose room starts at `position` in the series s: add
 // j goes into the sub-filter of position + j (sh::subfilter_at; the newest
-// but for a batch that filled older ones: every add takes room). Returns
-// the new ones.
-// view() gives the sub-filters e maps; when another backend publishes one
-// meanwhile, the adds stop, e maps it (quietly: a commit may not raise; if
-// it cannot, the adds go on with what it maps) and go on with the new view.
+// but for a batch that filled older ones: every add takes room), the
+// counters of the sub-filter the batch starts in loaded ahead. Returns the
+// new ones. view() gives the sub-filters e maps (ss::add_following_growth).
 template <typename View>
 int64 add_placed(ss::Entry* e, View view, const sh::Series& s, uint64_t position, const sketch::Hash128* hashes,
                  int n) {
-    int64 fresh = 0;
-    for (bool following = true; n > 0;) {
-        const Filters f = view();
-        // the counters of the sub-filter the batch starts in are loaded ahead
+    return ss::add_following_growth(e, view, hashes, n, [&](const Filters& f, const sketch::Hash128* batch, int count, int* done) {
         const uint32_t first = sh::subfilter_at(s, f.count, position);
-        int done = n;
-        fresh += ss::add_hashes_shared(
-            e, hashes, n,
+        return ss::add_hashes_shared(
+            e, batch, count,
             [&](const sketch::Hash128& x) { return add_atomic(f, sh::subfilter_at(s, f.count, position++), x); },
-            [&](const sketch::Hash128& x) { cbf::prefetch(f.g(first), f.counters(first), x); },
-            following ? &done : nullptr);
-        hashes += done;
-        n -= done;
-        if (n > 0) following = ss::follow_growth_quietly(e);
-    }
-    return fresh;
+            [&](const sketch::Hash128& x) { cbf::prefetch(f.g(first), f.counters(first), x); }, done);
+    });
 }
 
 // A remove (under the exclusive lock): from the oldest sub-filter that has
@@ -183,28 +173,16 @@ bool create_with(const char* name, const cbf::Geometry& g, uint32_t expansion, c
 }
 
 // At commit, the transaction's adds (transactional_adds.hpp); each one took
-// room.
-// The commit adds to the newest sub-filter it can map (the entry's table may
-// be older: the sub-filters are described here, on the stack).
+// room. The commit adds to the newest sub-filter it can map.
 uint64 apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
-    scf::Subfilter subs[sh::kMaxSubfilters];
-    uint32_t count = 0;
+    ss::CommitSubfilters<scf::Subfilter> table;
     const auto view = [&] {
-        try {
-            const std::vector<scf::Subfilter> all = scf::subfilters(geometry(e), series_of(e), e->map.subfilters);
-            std::copy(all.begin(), all.end(), subs);
-            count = uint32_t(all.size());
-        } catch (...) {
-            // (nothing may escape: the adds go on with the sub-filters described before)
-        }
-        return Filters{subs, count, e->map.payload()};
+        table.follow(e, [&](uint32_t count) { return scf::subfilters(geometry(e), series_of(e), count); });
+        return Filters{table.subs(), table.count(), e->map.payload()};
     };
     ss::follow_growth_quietly(e);
     if (view().count == 0) return 0;
-    // the batch's room was reserved last (the adds of other transactions may
-    // have followed): it starts about n before the items held
-    const uint64_t held = ss::held_items(e);
-    add_placed(e, view, series_of(e), held > uint64_t(n) ? held - uint64_t(n) : 0, hashes, n);
+    add_placed(e, view, series_of(e), ss::committed_batch_start(e, n), hashes, n);
     return uint64(n);
 }
 
@@ -373,7 +351,7 @@ SKETCH_FUNCTION(shared_cbf_remove) {
     for (;;) {  // the table of every sub-filter mapped when the lock is held
         const Filters f = filters_of(e);
         bool stale = false;
-        ss::change_every_subfilter(e, [&] {
+        ss::with_every_subfilter<ss::Locked::to_change>(e, [&] {
             stale = f.count != e->map.subfilters;
             if (stale) return;
             removed = remove(f, h);
@@ -388,7 +366,7 @@ SKETCH_FUNCTION(shared_cbf_clear) {
     ss::Entry* e = open_arg(fcinfo, ss::kWrite);
     ss::check_mutable(e);
     // every sub-filter is cleared; the object keeps them (and their room)
-    ss::change_every_subfilter(e, [&] {
+    ss::with_every_subfilter<ss::Locked::to_change>(e, [&] {
         memset(e->map.payload(), 0, e->map.size - sh::kHeaderBytes);
         sh::clear_items(e->map.header());
     });
@@ -424,7 +402,7 @@ SKETCH_FUNCTION(shared_cbf_merge) {
                             : errhint("Both must be created with the same capacity and fpr.")));
     ss::record_object_items(e, other.item, psprintf("merge a counting Bloom filter into shared object \"%s\"", e->name));
     uint32_t subs = 1;
-    ss::change_every_subfilter(e, [&] {
+    ss::with_every_subfilter<ss::Locked::to_change>(e, [&] {
         subs = e->map.subfilters;
         if (subs == 1) cbf::merge(g, e->map.payload(), other.counters);
     });
@@ -454,7 +432,7 @@ SKETCH_FUNCTION(shared_cbf_snapshot) {
     auto* bytes = reinterpret_cast<uint8_t*>(VARDATA(out));
     cbf::write_header(bytes, g, ss::object_items(e));
     uint32_t subs = 1;
-    ss::read_every_subfilter(e, [&] {
+    ss::with_every_subfilter<ss::Locked::to_read>(e, [&] {
         subs = e->map.subfilters;
         if (subs == 1) memcpy(bytes + cbf::kHeaderBytes, e->map.payload(), g.counter_bytes());
     });
