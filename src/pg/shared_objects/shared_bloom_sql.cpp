@@ -65,7 +65,7 @@ void describe(const uint8_t* blob, uint32_t len, ss::GeometryInfo* out) {
     out->capacity = int64(d.capacity);
     out->fpr = d.fpr;
     out->expansion = int32(d.expansion);
-    out->layout = layout_text(d.layout);
+    strlcpy(out->layout, layout_text(d.layout), sizeof out->layout);
     out->m = int64(d.m);
     out->k = int32(d.k);
 }

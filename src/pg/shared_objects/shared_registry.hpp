@@ -302,7 +302,7 @@ struct GeometryInfo {
     int64 capacity;
     double fpr;
     int32 expansion = -1;  // filters' (shared/scaling.hpp); -1: not a filter
-    const char* layout;    // static string or nullptr
+    char layout[64] = {};  // empty: the kind has no layouts
     int64 m;
     int32 k;
 };
