@@ -126,7 +126,7 @@ ASAN_OBJS     = $(CORE_SRCS:%.cpp=$(SAN_DIR)/asan/%.o)
 ASAN_UNIT     = $(SAN_DIR)/unit_tests_asan
 # ThreadSanitizer runs the tests whose threads share lock words and mappings,
 # so it needs only the core they use.
-TSAN_SRCS     = $(filter %/test_shared_rwlock.cpp %/test_shared_file.cpp %/test_shared_cbf.cpp \
+TSAN_SRCS     = $(filter %/test_shared_rwlock.cpp %/test_shared_file.cpp %/test_shared_cbf.cpp %/test_cbf_block_atomic.cpp \
                   %/test_shared_reservoir.cpp,$(UNIT_SRCS))
 TSAN_CORE     = $(filter %/error.cpp %/hash.cpp %/cbf.cpp %/rwlock.cpp %/reservoir.cpp %/shared_file.cpp \
                   %/shared_file_create.cpp %/shared_file_growth.cpp %/shared_reservoir.cpp %/object_ops.cpp %/shared_cbf_format.cpp \

@@ -263,9 +263,10 @@ BEGIN
         ('sketchshare_old_bloom_create(text, bigint, float8, text)', 'shared_bloom_create(text, bigint, float8, text, int)'),
         ('sketchshare_old_bloom_create_ine(text, bigint, float8, boolean, text)',
          'shared_bloom_create(text, bigint, float8, boolean, text, int)'),
-        ('sketchshare_old_cbf_create(text, bigint, float8)', 'shared_cbf_create(text, bigint, float8, int)'),
+        -- (the cbf forms as the blocked layouts' change below leaves them)
+        ('sketchshare_old_cbf_create(text, bigint, float8)', 'shared_cbf_create(text, bigint, float8, text, int)'),
         ('sketchshare_old_cbf_create_ine(text, bigint, float8, boolean)',
-         'shared_cbf_create(text, bigint, float8, boolean, int)')) AS t(old, new)
+         'shared_cbf_create(text, bigint, float8, boolean, text, int)')) AS t(old, new)
     LOOP
         FOR g IN SELECT a.grantee FROM pg_catalog.pg_proc p, pg_catalog.aclexplode(p.proacl) a
                  WHERE p.oid OPERATOR(pg_catalog.=) m.old::pg_catalog.regprocedure
@@ -474,3 +475,48 @@ WHERE (SELECT h.db FROM sketchshare_shared.home h) OPERATOR(pg_catalog.=)
 COMMENT ON VIEW shared_objects IS
 'Shared objects of this database that the current role owns or was granted (superusers: all): name, kind, owner, file size, frozen, read-only (attached), geometry (capacity, fpr, expansion: 0 for a fixed size, layout, m = counters or bits, k = hashes, of the first sub-filter), sub-filters, items held (Bloom and counting filters), write calls so far, and the file''s status';
 GRANT SELECT ON shared_objects TO PUBLIC;
+
+-- Blocked layouts of shared counting filters (issue 27, part 1): the layout argument of shared_cbf_create
+-- The forms of the fixed-size change above are renamed and dropped as they were, their EXECUTE
+-- grants listed in a warning with the statements that give them on the new ones.
+ALTER FUNCTION shared_cbf_create(text, bigint, float8, int) RENAME TO sketchshare_old_cbf_create;
+ALTER FUNCTION shared_cbf_create(text, bigint, float8, boolean, int) RENAME TO sketchshare_old_cbf_create_ine;
+
+CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8 DEFAULT 0.01, layout text DEFAULT NULL,
+                                  expansion int DEFAULT 2)
+RETURNS void AS 'MODULE_PATHNAME', 'shared_cbf_create' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, text, int) IS
+'Creates a shared counting Bloom filter sized for capacity items at false-positive rate fpr, in a layout as cbf_empty takes it (NULL: classic); expansion 0: a fixed size that refuses adds past capacity; owned by the current role';
+REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, text, int) FROM PUBLIC;
+
+CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8, if_not_exists boolean, layout text DEFAULT NULL,
+                                  expansion int DEFAULT 2)
+RETURNS boolean AS 'MODULE_PATHNAME', 'shared_cbf_create_if_not_exists' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, text, int) IS
+'shared_cbf_create; with if_not_exists, a name already taken gives a notice and false instead of an error; true when it created';
+REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, text, int) FROM PUBLIC;
+
+DO $$
+DECLARE
+    m record;
+    g record;
+BEGIN
+    FOR m IN SELECT * FROM (VALUES
+        ('sketchshare_old_cbf_create(text, bigint, float8, int)', 'shared_cbf_create(text, bigint, float8, text, int)'),
+        ('sketchshare_old_cbf_create_ine(text, bigint, float8, boolean, int)',
+         'shared_cbf_create(text, bigint, float8, boolean, text, int)')) AS t(old, new)
+    LOOP
+        FOR g IN SELECT a.grantee FROM pg_catalog.pg_proc p, pg_catalog.aclexplode(p.proacl) a
+                 WHERE p.oid OPERATOR(pg_catalog.=) m.old::pg_catalog.regprocedure
+                   AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE'
+                   AND a.grantee OPERATOR(pg_catalog.<>) p.proowner
+        LOOP
+            RAISE WARNING 'the update replaces a create function on which a role had EXECUTE: give it again'
+                USING DETAIL = pg_catalog.format('GRANT EXECUTE ON FUNCTION %s TO %s;', m.new,
+                    CASE WHEN g.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
+                         ELSE g.grantee::pg_catalog.regrole::pg_catalog.text END);
+        END LOOP;
+        EXECUTE pg_catalog.format('DROP FUNCTION %s', m.old);
+    END LOOP;
+END
+$$;

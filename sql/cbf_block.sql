@@ -88,8 +88,9 @@ SELECT cbf_fpr_for(-1, 1024, 'block');
 SELECT cbf_fpr_for(10, 0, 'block');
 SELECT cbf_capacity_for(0, 0.01, 'block');
 SELECT cbf_capacity_for(10, 1.5, 'block');
--- shared objects hold the classic layout only
+-- a shared object made from a block value keeps its layout (sql/shared_cbf_block.sql)
 SELECT shared_create_from('blk_obj', f) FROM blk;
+SELECT layout, shared_drop(name) FROM shared_objects WHERE name = 'blk_obj';
 DROP TABLE blk, blk_bloom, blk_rows, blk_par;
 -- a stored block value is checked for whole lines: a classic value of 64 counters relabelled block
 SELECT overlay(cbf_empty(10, 0.5)::bytea PLACING '\x02' FROM 3 FOR 1)::cbf;

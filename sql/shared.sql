@@ -289,7 +289,7 @@ SELECT pg_temp.sqlstate_of($$SET sketchshare.max_shared_object_size = -2$$) AS b
        pg_temp.sqlstate_of($$SET sketchshare.max_shared_object_size = '4TB'$$) AS too_large;
 SHOW sketchshare.max_shared_object_size;
 CREATE ROLE regress_cap_user;
-GRANT EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, int) TO regress_cap_user;
+GRANT EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, text, int) TO regress_cap_user;
 SET ROLE regress_cap_user;
 SET sketchshare.max_shared_object_size = -1;
 SELECT pg_temp.sqlstate_of($$SET sketchshare.max_shared_object_size = -1$$) AS set_denied,
@@ -299,7 +299,7 @@ SELECT pg_temp.sqlstate_of($$SET sketchshare.max_shared_object_size = -1$$) AS s
        pg_temp.sqlstate_of($$SELECT shared_cbf_create('cap_user', 100000)$$) AS create_over;
 SHOW sketchshare.max_shared_object_size;
 RESET ROLE;
-REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, int) FROM regress_cap_user;
+REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, text, int) FROM regress_cap_user;
 DROP ROLE regress_cap_user;
 -- RESET: the default limit again
 RESET sketchshare.max_shared_object_size;

@@ -14,7 +14,7 @@ $$;
 SELECT shared_bloom_create('fixed_bf', 10, 1e-9, expansion => 0);
 SELECT shared_cbf_create('fixed_cbf', 10, 1e-9, expansion => 0);
 SELECT shared_bloom_create('grows_bf', 10, 1e-9);
-SELECT shared_cbf_create('grows_cbf', 10, 1e-9, 2);
+SELECT shared_cbf_create('grows_cbf', 10, 1e-9, expansion => 2);
 
 -- a Bloom filter counts the adds that were new; a repeated item takes no room
 SELECT shared_bloom_add_many('fixed_bf', ARRAY[1, 2, 3, 4, 5, 6, 7, 8], transactional => false) AS added;
@@ -74,7 +74,7 @@ SELECT name, kind, capacity, expansion, subfilters, items_held FROM shared_objec
 WHERE name IN ('fixed_bf', 'fixed_cbf', 'grows_bf', 'grows_cbf') ORDER BY name;
 -- if_not_exists forms take the expansion too
 SELECT shared_bloom_create('fixed_bf2', 10, 0.01, true, expansion => 0) AS created,
-       shared_cbf_create('fixed_cbf2', 10, 0.01, true, 0) AS created_cbf;
+       shared_cbf_create('fixed_cbf2', 10, 0.01, true, expansion => 0) AS created_cbf;
 SELECT name, expansion FROM shared_objects WHERE name IN ('fixed_bf2', 'fixed_cbf2') ORDER BY name;
 -- objects made from values take the default expansion; a bloom value does not
 -- record its capacity, so that object's is unknown
@@ -87,7 +87,7 @@ SELECT pg_temp.sqlstate_of($$SELECT shared_bloom_create('bad', 10, 0.01, expansi
 SELECT shared_bloom_create('bad', 10, 0.01, expansion => -1);
 SELECT shared_bloom_create('bad', 10, 0.01, expansion => 17);
 SELECT shared_cbf_create('bad', 10, 0.01, expansion => 100);
-SELECT shared_cbf_create('bad', 10, 0.01, true, -2);
+SELECT shared_cbf_create('bad', 10, 0.01, true, expansion => -2);
 SELECT shared_bloom_create('bad', 10, 0.01, expansion => NULL) IS NULL AS null_expansion_creates_nothing;
 SELECT count(*) AS bad_rows FROM shared_objects WHERE name = 'bad';
 

@@ -32,7 +32,7 @@ RESET ROLE;
 SELECT p.oid::regprocedure AS create_function, has_function_privilege('regress_shared_other', p.oid, 'EXECUTE') AS others
 FROM pg_proc p WHERE p.proname IN ('shared_cbf_create', 'shared_bloom_create', 'shared_reservoir_create',
                                    'shared_create_from', 'shared_attach') ORDER BY p.oid::regprocedure::text;
-GRANT EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, int), shared_bloom_create(text, bigint, float8, text, int),
+GRANT EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, text, int), shared_bloom_create(text, bigint, float8, text, int),
     shared_reservoir_create(text, int, int, boolean), shared_create_from(text, cbf), shared_create_from(text, bloom)
     TO regress_shared_owner;
 

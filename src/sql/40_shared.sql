@@ -195,13 +195,14 @@ COMMENT ON FUNCTION shared_attach(text, text) IS
 
 -- ---- counting Bloom filters ----
 
-CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8 DEFAULT 0.01, expansion int DEFAULT 2)
-RETURNS void AS 'MODULE_PATHNAME', 'shared_cbf_create' LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, int) IS
-'Creates a shared counting Bloom filter sized for capacity items at false-positive rate fpr (expansion 0: a fixed size that refuses adds past capacity); owned by the current role';
+CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8 DEFAULT 0.01, layout text DEFAULT NULL,
+                                  expansion int DEFAULT 2)
+RETURNS void AS 'MODULE_PATHNAME', 'shared_cbf_create' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, text, int) IS
+'Creates a shared counting Bloom filter sized for capacity items at false-positive rate fpr, in a layout as cbf_empty takes it (NULL: classic); expansion 0: a fixed size that refuses adds past capacity; owned by the current role';
 -- Creating reserves disk space: a privilege a superuser grants
 -- (docs/shared-objects.md, Privileges), as for every create function.
-REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, int) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, text, int) FROM PUBLIC;
 
 CREATE FUNCTION shared_create_from(name text, value cbf) RETURNS void
 AS 'MODULE_PATHNAME', 'shared_cbf_create_from' LANGUAGE C VOLATILE STRICT;
@@ -345,11 +346,12 @@ COMMENT ON FUNCTION shared_bloom_create(text, bigint, float8, boolean, text, int
 'shared_bloom_create; with if_not_exists, a name already taken gives a notice and false instead of an error; true when it created';
 REVOKE EXECUTE ON FUNCTION shared_bloom_create(text, bigint, float8, boolean, text, int) FROM PUBLIC;
 
-CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8, if_not_exists boolean, expansion int DEFAULT 2)
-RETURNS boolean AS 'MODULE_PATHNAME', 'shared_cbf_create_if_not_exists' LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, int) IS
+CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8, if_not_exists boolean, layout text DEFAULT NULL,
+                                  expansion int DEFAULT 2)
+RETURNS boolean AS 'MODULE_PATHNAME', 'shared_cbf_create_if_not_exists' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, text, int) IS
 'shared_cbf_create; with if_not_exists, a name already taken gives a notice and false instead of an error; true when it created';
-REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, int) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, text, int) FROM PUBLIC;
 
 CREATE FUNCTION shared_bloom_contains_many(name text, items anyarray) RETURNS boolean[]
 AS 'MODULE_PATHNAME', 'shared_bloom_contains_many' LANGUAGE C VOLATILE PARALLEL SAFE;

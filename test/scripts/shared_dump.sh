@@ -23,7 +23,7 @@ psql -X -q -d postgres -c "DROP ROLE IF EXISTS dump_owner" -c "CREATE ROLE dump_
 
 # Objects of each kind, one owned by a role that is no superuser, with grants.
 psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
-GRANT EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, int) TO dump_owner;
+GRANT EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, text, int) TO dump_owner;
 SELECT shared_bloom_create('urls', 10000, 0.001), shared_bloom_add_many('urls', array_agg(g)) FROM generate_series(1, 1000) g;
 SELECT shared_reservoir_create('picks', 10), shared_reservoir_seed('picks', 7);
 SELECT shared_reservoir_add_many('picks', array_agg(g)) FROM generate_series(1, 500) g;
@@ -161,7 +161,7 @@ psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $own" -c "DROP ROLE IF EXISTS
 PGDATABASE=$own psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
 CREATE EXTENSION sketchshare;
 SELECT shared_bloom_create('admins', 1000, 0.001), shared_bloom_add('admins', 7);
-GRANT EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, int) TO dump_dbowner;
+GRANT EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, text, int) TO dump_dbowner;
 SET ROLE dump_dbowner;
 SELECT shared_cbf_create('mine', 1000), shared_cbf_add('mine', 8);
 RESET ROLE;

@@ -10,7 +10,7 @@ start_test sketchshare_size_limit "DROP ROLE IF EXISTS sketchshare_limited" \
     "LOAD 'sketchshare'" "ALTER SYSTEM RESET sketchshare.max_shared_object_size" "SELECT pg_reload_conf()"
 
 q "CREATE ROLE sketchshare_limited LOGIN" >/dev/null
-q "GRANT EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, int) TO sketchshare_limited" >/dev/null
+q "GRANT EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, text, int) TO sketchshare_limited" >/dev/null
 q "GRANT CREATE ON SCHEMA public TO sketchshare_limited" >/dev/null
 big="SELECT shared_cbf_create('big', 10000000)"  # a 64 MiB file
 small="SELECT shared_cbf_create('small', 1000)"  # 20 kB

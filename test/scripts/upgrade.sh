@@ -74,7 +74,7 @@ q "CREATE ROLE sketchshare_upgrade_loader" >/dev/null
 q "GRANT EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8) TO sketchshare_upgrade_loader" >/dev/null
 psql -X -q -v ON_ERROR_STOP=1 -c "ALTER EXTENSION sketchshare UPDATE" >"$WORK/update.out" 2>&1 ||
     { cat "$WORK/update.out"; fail "ALTER EXTENSION UPDATE"; }
-grep -q "GRANT EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, int) TO sketchshare_upgrade_loader;" \
+grep -q "GRANT EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, text, int) TO sketchshare_upgrade_loader;" \
     "$WORK/update.out" || { cat "$WORK/update.out"; fail "the update did not name the grant to give again"; }
 echo "ok: the update names the grant to give again"
 check "updated to $current" "SELECT extversion = '$current' FROM pg_extension WHERE extname = 'sketchshare'"

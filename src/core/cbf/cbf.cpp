@@ -2,6 +2,7 @@
 
 #include "cbf/cbf_block.hpp"
 #include "cbf/cbf_layout.hpp"
+#include "cbf/counter_words.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -29,19 +30,7 @@ inline void store_word(uint8_t* p, uint64_t w) {
     std::memcpy(p, &w, 8);
 }
 
-constexpr uint64_t kNibbleLow = 0x1111111111111111ULL;  // bit 0 of every counter
-constexpr uint64_t kByteLow4 = 0x0F0F0F0F0F0F0F0FULL;
-constexpr uint64_t kByteBit0 = 0x0101010101010101ULL;
-
-// Bit 4j set iff counter j of the word is nonzero / is 15.
-inline uint64_t nonzero_mask(uint64_t w) { return (w | w >> 1 | w >> 2 | w >> 3) & kNibbleLow; }
-inline uint64_t saturated_mask(uint64_t w) { return w & (w >> 1) & (w >> 2) & (w >> 3) & kNibbleLow; }
-
-// Lanes of 8 bits each holding a sum in 0..30: clamp each to 15.
-inline uint64_t clamp_lanes(uint64_t s) {
-    const uint64_t over = ((s >> 4) & kByteBit0) * 0x0F;  // 0x0F where the sum is 16..30
-    return (s | over) & kByteLow4;
-}
+using namespace words;
 
 // Gathers bits 0, 4, 8, ..., 60 into bits 0..15, in order.
 inline uint64_t gather_nibble_bits(uint64_t x) {
@@ -213,9 +202,7 @@ void merge(const Geometry& g, uint8_t* dst, const uint8_t* src) {
     for (size_t off = 0; off < bytes; off += 8) {
         const uint64_t a = load_word(dst + off), b = load_word(src + off);
         if (b == 0) continue;
-        const uint64_t low = clamp_lanes((a & kByteLow4) + (b & kByteLow4));
-        const uint64_t high = clamp_lanes(((a >> 4) & kByteLow4) + ((b >> 4) & kByteLow4));
-        store_word(dst + off, low | (high << 4));
+        store_word(dst + off, saturating_add(a, b));
     }
 }
 
@@ -297,6 +284,7 @@ void to_bits(const Geometry& g, const uint8_t* counters, uint64_t* bits) {
 }
 
 bool add_atomic(const Geometry& g, uint8_t* counters, const Hash128& h) {
+    if (g.blocked()) return block::ops(g.k).add_atomic(counters, g.lines(), h);
     const Probes p(g, h, counters);
     bool fresh = false;
     for (uint32_t i = 0; i < p.k; ++i) {
@@ -318,6 +306,7 @@ bool add_atomic(const Geometry& g, uint8_t* counters, const Hash128& h) {
 }
 
 bool contains_atomic(const Geometry& g, const uint8_t* counters, const Hash128& h) {
+    if (g.blocked()) return block::ops(g.k).contains_atomic(counters, g.lines(), h);
     const Probes p(g, h, counters);
     for (uint32_t i = 0; i < p.k; ++i) {
         const uint8_t byte = __atomic_load_n(counters + (p.pos[i] >> 1), __ATOMIC_RELAXED);
@@ -327,6 +316,7 @@ bool contains_atomic(const Geometry& g, const uint8_t* counters, const Hash128& 
 }
 
 unsigned count_of_atomic(const Geometry& g, const uint8_t* counters, const Hash128& h) {
+    if (g.blocked()) return block::ops(g.k).count_of_atomic(counters, g.lines(), h);
     const Probes p(g, h, counters);
     unsigned least = kCounterMax;
     for (uint32_t i = 0; i < p.k; ++i) {

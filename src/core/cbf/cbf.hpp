@@ -117,7 +117,8 @@ FillEstimate sampled_fill(const Geometry& g, const uint8_t* counters);
 void to_bits(const Geometry& g, const uint8_t* counters, uint64_t* bits);
 
 // ---- concurrent forms (shared objects) ----
-// add_atomic: each counter is bumped by compare-and-swap on its byte, so
+// add_atomic: each counter is bumped by compare-and-swap on its byte (block
+// layout: each word of the item's line it touches, cbf_block.hpp), so
 // concurrent adds never lose an increment and saturate exactly at 15. Returns
 // "probably new" as add() does (a counter it saw at 0). contains_atomic and
 // count_of_atomic read with relaxed atomic loads and may run concurrently

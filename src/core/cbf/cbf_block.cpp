@@ -8,6 +8,7 @@
 #include "bloom/bloom_block_fpr.hpp"
 #include "cbf/cbf.hpp"
 #include "cbf/cbf_region_buckets.hpp"
+#include "cbf/counter_words.hpp"
 
 // The probes are Boost.Bloom's block<uint64[2],K> subfilter's: its field
 // generation is reused, not restated, so the projection cannot drift.
@@ -19,6 +20,24 @@ namespace sketch::cbf::block {
 namespace {
 
 namespace probes = bloom::cbf_block_probes;
+
+// Adds the increments `add` (16 counters of 0..15) to the word by
+// compare-and-swap, each counter saturating at 15; true if a counter that
+// `add` raises was 0.
+inline bool add_to_word_atomic(uint64_t* word, uint64_t add) {
+    uint64_t seen = __atomic_load_n(word, __ATOMIC_RELAXED);
+    for (;;) {
+        const uint64_t next = words::saturating_add(seen, add);
+        if (next == seen) return false;  // every counter it raises is at 15
+        if (__atomic_compare_exchange_n(word, &seen, next, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            return (words::nonzero_mask(add) & ~words::nonzero_mask(seen)) != 0;
+        // seen now holds the word another writer left; add to that
+    }
+}
+
+inline unsigned load_counter(const uint8_t* l, unsigned c) {
+    return (__atomic_load_n(l + (c >> 1), __ATOMIC_RELAXED) >> ((c & 1u) * 4)) & 15u;
+}
 
 template <unsigned K>
 struct Kernels {
@@ -73,23 +92,47 @@ struct Kernels {
         bump_prefetching_next(n, next, next_lines, [&](uint32_t i) { add_at(counters, lines, Hash128{los[i], 0}); });
     }
 
-    static bool contains(const uint8_t* counters, uint64_t lines, const Hash128& h) {
+    // Read(line, c): counter c of the line, plainly or atomically.
+    template <unsigned (*Read)(const uint8_t*, unsigned)>
+    static bool contains_with(const uint8_t* counters, uint64_t lines, const Hash128& h) {
         uint64_t fields;
         const uint8_t* l = counters + line(lines, h, &fields) * kLineBytes;
         bool all = true;
-        each(fields, [&](unsigned c) { all &= get(l, c) != 0; });
+        each(fields, [&](unsigned c) { all &= Read(l, c) != 0; });
         return all;
     }
-
-    static unsigned count_of(const uint8_t* counters, uint64_t lines, const Hash128& h) {
+    template <unsigned (*Read)(const uint8_t*, unsigned)>
+    static unsigned count_of_with(const uint8_t* counters, uint64_t lines, const Hash128& h) {
         uint64_t fields;
         const uint8_t* l = counters + line(lines, h, &fields) * kLineBytes;
         unsigned least = kCounterMax;
         each(fields, [&](unsigned c) {
-            const unsigned v = get(l, c);
+            const unsigned v = Read(l, c);
             least = v < least ? v : least;
         });
         return least;
+    }
+    static unsigned get_plain(const uint8_t* l, unsigned c) { return get(l, c); }
+
+    // The item's increments, gathered on a zeroed copy of a line (a counter
+    // drawn twice gets 2), then added word by word.
+    static bool add_atomic(uint8_t* counters, uint64_t lines, const Hash128& h) {
+        uint64_t fields;
+        uint8_t* l = counters + line(lines, h, &fields) * kLineBytes;
+        alignas(8) uint8_t increments[kLineBytes] = {};
+        unsigned touched = 0;  // bit w: word w of the line gets an increment
+        each(fields, [&](unsigned c) {
+            bump(increments, c);
+            touched |= 1u << (c >> 4);
+        });
+        bool fresh = false;
+        for (; touched != 0; touched &= touched - 1) {
+            const unsigned w = static_cast<unsigned>(__builtin_ctz(touched));
+            uint64_t add;
+            std::memcpy(&add, increments + w * 8, 8);
+            fresh |= add_to_word_atomic(reinterpret_cast<uint64_t*>(l + w * 8), add);
+        }
+        return fresh;
     }
 
     // Takes back what add_at gave, on a copy of the line: a counter drawn
@@ -110,7 +153,17 @@ struct Kernels {
         return present;
     }
 
-    static constexpr Ops table() { return Ops{&add, &add_many, &add_los, &contains, &count_of, &remove}; }
+    static constexpr Ops table() {
+        return Ops{&add,
+                   &add_many,
+                   &add_los,
+                   &contains_with<get_plain>,
+                   &count_of_with<get_plain>,
+                   &remove,
+                   &add_atomic,
+                   &contains_with<load_counter>,
+                   &count_of_with<load_counter>};
+    }
 };
 
 template <unsigned... I>

@@ -41,6 +41,15 @@ struct Ops {
     bool (*contains)(const uint8_t* counters, uint64_t lines, const Hash128& h);
     unsigned (*count_of)(const uint8_t* counters, uint64_t lines, const Hash128& h);
     bool (*remove)(uint8_t* counters, uint64_t lines, const Hash128& h);
+    // The concurrent forms (cbf.hpp's add_atomic and its lookups). An add
+    // takes the item's line once: its increments are gathered into the
+    // line's 64-bit words of 16 counters first, then each word it touches
+    // changes by one compare-and-swap of a saturating add, so concurrent
+    // adds never lose a count and stop exactly at 15. The lookups read
+    // counters with relaxed atomic loads. The counters must be 8-byte aligned.
+    bool (*add_atomic)(uint8_t* counters, uint64_t lines, const Hash128& h);
+    bool (*contains_atomic)(const uint8_t* counters, uint64_t lines, const Hash128& h);
+    unsigned (*count_of_atomic)(const uint8_t* counters, uint64_t lines, const Hash128& h);
 };
 
 // The kernels for k counters per item, 1..kMaxHashes.

@@ -2,10 +2,24 @@
 
 #include <cstring>
 
+#include "cbf/cbf_layout.hpp"
 #include "error.hpp"
 #include "shared/shared_file.hpp"
 
 namespace sketch::shared_cbf {
+
+namespace {
+
+// A sub-filter after the first, for its capacity and rate: classic ones
+// are sized as every classic filter was before layouts (k follows the
+// rate); blocked ones keep the first's layout, k included, and take the
+// lines the tighter rate needs.
+cbf::Geometry next_subfilter(const cbf::Geometry& first, int64_t capacity, double fpr) {
+    if (!first.blocked()) return cbf::geometry_for(capacity, fpr, cbf::kMaxCounters, first.seed);
+    return cbf::geometry_for(capacity, fpr, cbf::layout_of(first), cbf::kMaxCounters, first.seed);
+}
+
+}  // namespace
 
 std::vector<Subfilter> subfilters(const cbf::Geometry& first, const shared::Series& s, uint32_t count) {
     std::vector<Subfilter> out;
@@ -17,9 +31,7 @@ std::vector<Subfilter> subfilters(const cbf::Geometry& first, const shared::Seri
         if (capacity > uint64_t(INT64_MAX))
             fail(Errc::program_limit, "sub-filter %u of a counting filter would hold more than %lld items", i,
                  (long long)INT64_MAX);
-        const cbf::Geometry g = i == 0 ? first
-                                       : cbf::geometry_for(int64_t(capacity), shared::subfilter_fpr(s, i),
-                                                           cbf::kMaxCounters, first.seed);
+        const cbf::Geometry g = i == 0 ? first : next_subfilter(first, int64_t(capacity), shared::subfilter_fpr(s, i));
         out.push_back(Subfilter{g, offset});
     }
     return out;
@@ -74,8 +86,6 @@ void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t pay
              series_of(blob, len).expansion);
     cbf::Geometry g = from_blob(blob);
     shared::naming(label, [&] { cbf::check_geometry(g, cbf::kMaxCounters, Errc::corrupted); });
-    if (g.blocked())  // no file is made with it yet: its atomic adds do not exist
-        fail(Errc::corrupted, "shared object \"%s\": counting filter has the block layout, which files do not hold", label);
     if (g.counter_bytes() != payload_bytes)
         fail(Errc::corrupted, "shared object \"%s\": %llu counters need %zu bytes, the file has %llu", label,
              (unsigned long long)g.m, g.counter_bytes(), (unsigned long long)payload_bytes);
@@ -89,6 +99,7 @@ bool describe(const uint8_t* blob, uint32_t len, Description* out) noexcept {
     out->expansion = series_of(blob, len).expansion;
     out->m = g.m;
     out->k = g.k;
+    out->layout = cbf::layout_of(g);
     return true;
 }
 

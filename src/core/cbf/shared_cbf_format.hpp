@@ -3,7 +3,7 @@
 //
 //   offset size field
 //        0    4 k
-//        4    1 scheme
+//        4    1 scheme: the layout (cbf.hpp: 1 classic, 2 block)
 //        5    3 (padding)
 //        8    8 m (counters)
 //       16    8 capacity
@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cbf/cbf.hpp"
+#include "cbf/cbf_layout.hpp"
 #include "shared/scaling.hpp"
 
 namespace sketch::shared_cbf {
@@ -68,7 +69,8 @@ struct Subfilter {
 };
 // The first `count` sub-filters of an object whose first sub-filter is
 // `first`: sub-filter i is geometry_for its capacity and rate in series s,
-// with first's seed (its k follows its rate). Throws program_limit when a
+// with first's seed (classic: its k follows its rate; block: first's k, as
+// many lines as its rate needs). Throws program_limit when a
 // sub-filter would pass cbf::kMaxCounters.
 std::vector<Subfilter> subfilters(const cbf::Geometry& first, const shared::Series& s, uint32_t count);
 // The payload that holds them: the last one's offset and counters.
@@ -84,6 +86,7 @@ struct Description {
     uint32_t expansion = 0;
     uint64_t m = 0;  // counters
     uint32_t k = 0;  // probes per item
+    cbf::Layout layout;
 };
 // False (out untouched) when the blob has the wrong length. Never throws.
 bool describe(const uint8_t* blob, uint32_t len, Description* out) noexcept;

@@ -24,6 +24,7 @@
 #include "shared_objects/shared_capacity.hpp"
 #include "shared_objects/shared_items.hpp"
 #include "shared_objects/shared_registry.hpp"
+#include "shared_objects/subfilter_adds.hpp"
 #include "shared_objects/transactional_adds.hpp"
 
 extern "C" {
@@ -64,7 +65,7 @@ void describe(const uint8_t* blob, uint32_t len, ss::GeometryInfo* out) {
     out->capacity = int64(d.capacity);
     out->fpr = d.fpr;
     out->expansion = int32(d.expansion);
-    out->layout = layout_text(d.layout);
+    strlcpy(out->layout, layout_text(d.layout), sizeof out->layout);
     out->m = int64(d.m);
     out->k = int32(d.k);
 }
@@ -136,31 +137,22 @@ bool insert_atomic(const Filters& f, uint32_t into, const sketch::Hash128& h) {
 // newest but for a batch that filled older ones), the lines of the one the
 // batch starts in loaded ahead (ops: the kernels of the layout every
 // sub-filter has). Returns the new ones. view() gives the sub-filters e
-// maps; when another backend publishes one meanwhile, the adds stop, e maps
-// it (quietly: a commit may not raise; if it cannot, the adds go on with what
-// it maps) and go on with the new view.
+// maps (ss::add_following_growth).
 template <typename View>
 int64 add_placed(ss::Entry* e, View view, const sb::Ops& ops, const sh::Series& s, uint64_t position,
                  const sketch::Hash128* hashes, int n) {
-    int64 fresh = 0;
-    for (bool following = true; n > 0;) {
-        const Filters f = view();
+    return ss::add_following_growth(e, view, hashes, n, [&](const Filters& f, const sketch::Hash128* batch, int count, int* done) {
         const uint32_t first = sh::subfilter_at(s, f.count, position);
         const sb::Span span = sb::span_for(f.subs[first].g, f.bits(first));
-        int done = n;
-        fresh += ss::add_hashes_shared(
-            e, hashes, n,
+        return ss::add_hashes_shared(
+            e, batch, count,
             [&](const sketch::Hash128& x) {
                 const bool added = insert_atomic(f, sh::subfilter_at(s, f.count, position), x);
                 position += added;
                 return added;
             },
-            [&](const sketch::Hash128& x) { ops.prefetch_one(span, x); }, following ? &done : nullptr);
-        hashes += done;
-        n -= done;
-        if (n > 0) following = ss::follow_growth_quietly(e);
-    }
-    return fresh;
+            [&](const sketch::Hash128& x) { ops.prefetch_one(span, x); }, done);
+    });
 }
 
 // Raises 0A000 for what a bloom value cannot hold: an object of several
@@ -281,11 +273,8 @@ namespace {
 
 // At commit, the transaction's adds (transactional_adds.hpp). The geometry
 // parsed when the object was opened parses again; nothing may escape here.
-// The commit adds to the newest sub-filter it can map (the entry's table may
-// be older: the sub-filters are described here, on the stack).
+// The commit adds to the newest sub-filter it can map.
 uint64 apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
-    sbf::Subfilter subs[sh::kMaxSubfilters];
-    uint32_t count = 0;
     Parsed p;
     const sb::Ops* ops;
     try {
@@ -294,22 +283,14 @@ uint64 apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
     } catch (...) {
         return 0;
     }
+    ss::CommitSubfilters<sbf::Subfilter> table;
     const auto view = [&] {
-        try {
-            const std::vector<sbf::Subfilter> all = sbf::subfilters(p.g, p.series(), e->map.subfilters);
-            std::copy(all.begin(), all.end(), subs);
-            count = uint32_t(all.size());
-        } catch (...) {
-            // (nothing may escape: the adds go on with the sub-filters described before)
-        }
-        return Filters{subs, count, e->map.payload()};
+        table.follow(e, [&](uint32_t count) { return sbf::subfilters(p.g, p.series(), count); });
+        return Filters{table.subs(), table.count(), e->map.payload()};
     };
     ss::follow_growth_quietly(e);
     if (view().count == 0) return 0;
-    // the batch's room was reserved last (the adds of other transactions may
-    // have followed): it starts about n before the items held
-    const uint64_t held = ss::held_items(e);
-    return uint64(add_placed(e, view, *ops, p.series(), held > uint64_t(n) ? held - uint64_t(n) : 0, hashes, n));
+    return uint64(add_placed(e, view, *ops, p.series(), ss::committed_batch_start(e, n), hashes, n));
 }
 
 // The object's series; its geometry parsed when it was opened, so this does
@@ -406,7 +387,7 @@ SKETCH_FUNCTION(shared_bloom_clear) {
     ss::Entry* e = open_arg(fcinfo, ss::kWrite);
     ss::check_mutable(e);
     // every sub-filter is cleared; the object keeps them (and their room)
-    ss::change_every_subfilter(e, [&] {
+    ss::with_every_subfilter<ss::Locked::to_change>(e, [&] {
         memset(e->map.payload(), 0, e->map.size - sh::kHeaderBytes);
         sh::clear_items(e->map.header());
     });
@@ -439,7 +420,7 @@ SKETCH_FUNCTION(shared_bloom_merge) {
     }
     ss::record_object_items(e, v.item, psprintf("merge a bloom filter into shared object \"%s\"", e->name));
     uint32_t count = 1;
-    ss::change_every_subfilter(e, [&] {
+    ss::with_every_subfilter<ss::Locked::to_change>(e, [&] {
         count = e->map.subfilters;
         if (count == 1) sb::union_into(e->map.payload(), sketch_pg::bloom_bits(v.v), p.g.bytes);
     });
@@ -453,7 +434,7 @@ SKETCH_FUNCTION(shared_bloom_snapshot) {
     refuse_grown(e, e->map.subfilters, "take a snapshot of");
     struct varlena* out = sketch_pg::bloom_value_new(p.g, p.seed, ss::object_items(e));  // before the lock: palloc may raise
     uint32_t count = 1;
-    ss::read_every_subfilter(e, [&] {
+    ss::with_every_subfilter<ss::Locked::to_read>(e, [&] {
         count = e->map.subfilters;
         if (count == 1) memcpy(sketch_pg::bloom_bits(out), e->map.payload(), p.g.bytes);
     });

@@ -1,6 +1,7 @@
 // Shared counting Bloom filters: the cbf core's raw-span operations run on
-// the object's mapped counters.
-//   add:                shared lock + the item's stripe + add_atomic (CAS per counter byte)
+// the object's mapped counters, of either layout (cbf_layout.hpp).
+//   add:                shared lock + the item's stripe + add_atomic (classic:
+//                       CAS per counter byte; block: CAS per word of the line)
 //   contains, count_of: no lock (atomic loads); frozen objects: plain reads
 //   remove, clear, merge, snapshot: exclusive lock
 // Items are hashed (which may raise an ERROR) before any lock is taken, and
@@ -20,6 +21,7 @@
 #include "shared_objects/shared_capacity.hpp"
 #include "shared_objects/shared_items.hpp"
 #include "shared_objects/shared_registry.hpp"
+#include "shared_objects/subfilter_adds.hpp"
 #include "shared_objects/transactional_adds.hpp"
 
 extern "C" {
@@ -42,13 +44,23 @@ constexpr uint64_t kValueMaxCounters = uint64_t(1) << 29;
 // The stored geometry's format is the core's (cbf/shared_cbf_format.hpp).
 using scf::from_blob;
 
+// The layout's name, as cbf_stats shows it: into a buffer, so that no C++
+// string is alive when an error is raised after.
+void layout_name(const cbf::Layout& l, char (&out)[64]) noexcept {
+    try {
+        strlcpy(out, cbf::format_layout(l).c_str(), sizeof out);
+    } catch (...) {
+        strlcpy(out, "?", sizeof out);
+    }
+}
+
 void describe(const uint8_t* blob, uint32_t len, ss::GeometryInfo* out) {
     scf::Description d;
     if (!scf::describe(blob, len, &d)) return;
     out->capacity = int64(d.capacity);
     out->fpr = d.fpr;
     out->expansion = int32(d.expansion);
-    out->layout = nullptr;
+    layout_name(d.layout, out->layout);
     out->m = int64(d.m);
     out->k = int32(d.k);
 }
@@ -128,30 +140,19 @@ bool add_atomic(const Filters& f, uint32_t into, const sketch::Hash128& h) {
 
 // Adds n hashed items whose room starts at `position` in the series s: add
 // j goes into the sub-filter of position + j (sh::subfilter_at; the newest
-// but for a batch that filled older ones: every add takes room). Returns
-// the new ones.
-// view() gives the sub-filters e maps; when another backend publishes one
-// meanwhile, the adds stop, e maps it (quietly: a commit may not raise; if
-// it cannot, the adds go on with what it maps) and go on with the new view.
+// but for a batch that filled older ones: every add takes room), the
+// counters of the sub-filter the batch starts in loaded ahead. Returns the
+// new ones. view() gives the sub-filters e maps (ss::add_following_growth).
 template <typename View>
 int64 add_placed(ss::Entry* e, View view, const sh::Series& s, uint64_t position, const sketch::Hash128* hashes,
                  int n) {
-    int64 fresh = 0;
-    for (bool following = true; n > 0;) {
-        const Filters f = view();
-        // the counters of the sub-filter the batch starts in are loaded ahead
+    return ss::add_following_growth(e, view, hashes, n, [&](const Filters& f, const sketch::Hash128* batch, int count, int* done) {
         const uint32_t first = sh::subfilter_at(s, f.count, position);
-        int done = n;
-        fresh += ss::add_hashes_shared(
-            e, hashes, n,
+        return ss::add_hashes_shared(
+            e, batch, count,
             [&](const sketch::Hash128& x) { return add_atomic(f, sh::subfilter_at(s, f.count, position++), x); },
-            [&](const sketch::Hash128& x) { cbf::prefetch(f.g(first), f.counters(first), x); },
-            following ? &done : nullptr);
-        hashes += done;
-        n -= done;
-        if (n > 0) following = ss::follow_growth_quietly(e);
-    }
-    return fresh;
+            [&](const sketch::Hash128& x) { cbf::prefetch(f.g(first), f.counters(first), x); }, done);
+    });
 }
 
 // A remove (under the exclusive lock): from the oldest sub-filter that has
@@ -183,28 +184,16 @@ bool create_with(const char* name, const cbf::Geometry& g, uint32_t expansion, c
 }
 
 // At commit, the transaction's adds (transactional_adds.hpp); each one took
-// room.
-// The commit adds to the newest sub-filter it can map (the entry's table may
-// be older: the sub-filters are described here, on the stack).
+// room. The commit adds to the newest sub-filter it can map.
 uint64 apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
-    scf::Subfilter subs[sh::kMaxSubfilters];
-    uint32_t count = 0;
+    ss::CommitSubfilters<scf::Subfilter> table;
     const auto view = [&] {
-        try {
-            const std::vector<scf::Subfilter> all = scf::subfilters(geometry(e), series_of(e), e->map.subfilters);
-            std::copy(all.begin(), all.end(), subs);
-            count = uint32_t(all.size());
-        } catch (...) {
-            // (nothing may escape: the adds go on with the sub-filters described before)
-        }
-        return Filters{subs, count, e->map.payload()};
+        table.follow(e, [&](uint32_t count) { return scf::subfilters(geometry(e), series_of(e), count); });
+        return Filters{table.subs(), table.count(), e->map.payload()};
     };
     ss::follow_growth_quietly(e);
     if (view().count == 0) return 0;
-    // the batch's room was reserved last (the adds of other transactions may
-    // have followed): it starts about n before the items held
-    const uint64_t held = ss::held_items(e);
-    add_placed(e, view, series_of(e), held > uint64_t(n) ? held - uint64_t(n) : 0, hashes, n);
+    add_placed(e, view, series_of(e), ss::committed_batch_start(e, n), hashes, n);
     return uint64(n);
 }
 
@@ -251,42 +240,40 @@ bool sketch_pg::shared_cbf_target(const char* name, int len, uint8 need, Prefetc
     return true;
 }
 
-// shared_cbf_create's arguments name, capacity, fpr and expansion (at
-// expansion_arg) make an object; false when the name is taken and
-// if_not_exists.
-static bool create_from_args(FunctionCallInfo fcinfo, int expansion_arg, bool if_not_exists) {
+// shared_cbf_create's arguments name, capacity, fpr, layout (at
+// layout_arg; NULL: classic, the sizing of every filter made before
+// layouts) and expansion (after it) make an object; false when the name is
+// taken and if_not_exists.
+static bool create_from_args(FunctionCallInfo fcinfo, int layout_arg, bool if_not_exists) {
     char name[64];
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);
     const int64 capacity = PG_GETARG_INT64(1);
     const double fpr = PG_GETARG_FLOAT8(2);
-    const int32 expansion = ss::expansion_arg(fcinfo, expansion_arg);
+    const char* layout = PG_ARGISNULL(layout_arg) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(layout_arg));
+    const int32 expansion = ss::expansion_arg(fcinfo, layout_arg + 1);
     cbf::Geometry g = sketch_pg::guarded([&] {
         sh::check_expansion(expansion);
-        const cbf::Geometry asked = cbf::geometry_for(capacity, fpr, cbf::kMaxCounters);  // checks the arguments
+        const cbf::Layout l = layout != nullptr ? cbf::parse_layout(layout) : cbf::Layout{};
+        const cbf::Geometry asked = cbf::geometry_for(capacity, fpr, l);  // checks the arguments
         if (expansion == 0) return asked;
         // a scaling object's first sub-filter has its share of the rate
         const sh::Series s{uint64_t(capacity), fpr, uint32_t(expansion)};
-        return cbf::geometry_for(capacity, scf::first_fpr(s), cbf::kMaxCounters);
+        return cbf::geometry_for(capacity, scf::first_fpr(s), l);
     });
     return create_with(name, g, uint32_t(expansion), nullptr, if_not_exists);
 }
 
 SKETCH_FUNCTION(shared_cbf_create) {
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || ss::expansion_arg_is_null(fcinfo, 4)) PG_RETURN_NULL();
     create_from_args(fcinfo, 3, false);
     PG_RETURN_VOID();
 }
 
-// shared_cbf_create(name, capacity, fpr, if_not_exists [, expansion]): whether it created.
-SKETCH_FUNCTION(shared_cbf_create_if_not_exists) { PG_RETURN_BOOL(create_from_args(fcinfo, 4, PG_GETARG_BOOL(3))); }
-
-// Shared objects hold the classic layout only, for now: their adds are
-// atomic per counter (cbf::add_atomic), which the block layout has no form of yet.
-static void refuse_blocked(const cbf::Geometry& g, const char* what) {
-    if (!g.blocked()) return;
-    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                    errmsg("cannot %s from a cbf of layout %s: shared counting Bloom filters have the classic layout only",
-                           what, cbf::format_layout(cbf::layout_of(g)).c_str()),
-                    errhint("Build the value with the classic layout (cbf_empty(capacity, fpr), cbf_agg(item, capacity, fpr)).")));
+// shared_cbf_create(name, capacity, fpr, if_not_exists [, layout, expansion]): whether it created.
+SKETCH_FUNCTION(shared_cbf_create_if_not_exists) {
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3) || ss::expansion_arg_is_null(fcinfo, 5))
+        PG_RETURN_NULL();
+    PG_RETURN_BOOL(create_from_args(fcinfo, 4, PG_GETARG_BOOL(3)));
 }
 
 SKETCH_FUNCTION(shared_cbf_create_from) {
@@ -297,7 +284,6 @@ SKETCH_FUNCTION(shared_cbf_create_from) {
         return cbf::read_value(reinterpret_cast<uint8_t*>(VARDATA(v)), VARSIZE(v) - VARHDRSZ, kValueMaxCounters,
                                sketch::Errc::corrupted);
     });
-    refuse_blocked(view.g, "create a shared object");
     create_with(name, view.g, sh::kDefaultExpansion, view.counters);
     ss::record_object_items(ss::open_object(name, kCbf, ss::kWrite), view.item, "create a shared object");
     PG_RETURN_VOID();
@@ -378,7 +364,7 @@ SKETCH_FUNCTION(shared_cbf_remove) {
     for (;;) {  // the table of every sub-filter mapped when the lock is held
         const Filters f = filters_of(e);
         bool stale = false;
-        ss::change_every_subfilter(e, [&] {
+        ss::with_every_subfilter<ss::Locked::to_change>(e, [&] {
             stale = f.count != e->map.subfilters;
             if (stale) return;
             removed = remove(f, h);
@@ -393,7 +379,7 @@ SKETCH_FUNCTION(shared_cbf_clear) {
     ss::Entry* e = open_arg(fcinfo, ss::kWrite);
     ss::check_mutable(e);
     // every sub-filter is cleared; the object keeps them (and their room)
-    ss::change_every_subfilter(e, [&] {
+    ss::with_every_subfilter<ss::Locked::to_change>(e, [&] {
         memset(e->map.payload(), 0, e->map.size - sh::kHeaderBytes);
         sh::clear_items(e->map.header());
     });
@@ -410,8 +396,15 @@ SKETCH_FUNCTION(shared_cbf_merge) {
         return cbf::read_value(reinterpret_cast<uint8_t*>(VARDATA(v)), VARSIZE(v) - VARHDRSZ, kValueMaxCounters,
                                sketch::Errc::corrupted);
     });
-    refuse_blocked(other.g, "merge into a shared object");
     refuse_grown(e, e->map.subfilters, "merge a cbf into");
+    char ours[64], theirs[64];
+    layout_name(cbf::layout_of(g), ours);
+    layout_name(cbf::layout_of(other.g), theirs);
+    if (g.scheme != other.g.scheme)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("cannot merge a cbf of layout %s into shared object \"%s\" (layout %s)", theirs, e->name,
+                               ours),
+                        errhint("Both must have the same layout, capacity and fpr.")));
     if (!g.compatible(other.g) && g.m == other.g.m && g.k == other.g.k)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("cannot merge a cbf of hash seed %llu into shared object \"%s\" (hash seed %llu)",
@@ -424,12 +417,13 @@ SKETCH_FUNCTION(shared_cbf_merge) {
                                (unsigned long long)other.g.m, other.g.k, e->name, (unsigned long long)g.m, g.k),
                         series_of(e).scaling()
                             ? errhint("The object scales: its first sub-filter is sized for fpr %g, half the %g asked "
-                                      "for. Build the value with cbf_empty(%llu, %g).",
-                                      g.fpr, series_of(e).fpr, (unsigned long long)g.capacity, g.fpr)
+                                      "for. Build the value with cbf_empty(%llu, %g%s%s%s).",
+                                      g.fpr, series_of(e).fpr, (unsigned long long)g.capacity, g.fpr,
+                                      g.blocked() ? ", '" : "", g.blocked() ? ours : "", g.blocked() ? "'" : "")
                             : errhint("Both must be created with the same capacity and fpr.")));
     ss::record_object_items(e, other.item, psprintf("merge a counting Bloom filter into shared object \"%s\"", e->name));
     uint32_t subs = 1;
-    ss::change_every_subfilter(e, [&] {
+    ss::with_every_subfilter<ss::Locked::to_change>(e, [&] {
         subs = e->map.subfilters;
         if (subs == 1) cbf::merge(g, e->map.payload(), other.counters);
     });
@@ -459,7 +453,7 @@ SKETCH_FUNCTION(shared_cbf_snapshot) {
     auto* bytes = reinterpret_cast<uint8_t*>(VARDATA(out));
     cbf::write_header(bytes, g, ss::object_items(e));
     uint32_t subs = 1;
-    ss::read_every_subfilter(e, [&] {
+    ss::with_every_subfilter<ss::Locked::to_read>(e, [&] {
         subs = e->map.subfilters;
         if (subs == 1) memcpy(bytes + cbf::kHeaderBytes, e->map.payload(), g.counter_bytes());
     });
@@ -483,15 +477,17 @@ SKETCH_FUNCTION(shared_cbf_stats) {
         estimate += cbf::estimate_count(f.g(i), set_i);
         rates[i] = cbf::fill_fpr(f.g(i), f.counters(i), set_i);
     }
+    char layout[64];
+    layout_name(cbf::layout_of(g), layout);
     char* fpr = float8out_internal(series.fpr);
     char* fill = float8out_internal(double(set) / double(m));
     char* estimated_fpr = float8out_internal(sh::combined_fpr(rates, f.count));
     char* json = psprintf(
-        "{\"capacity\": %llu, \"fp_rate\": %s, \"counters\": %llu, \"hashes\": %u, \"counters_set\": %llu, "
+        "{\"layout\": \"%s\", \"capacity\": %llu, \"fp_rate\": %s, \"counters\": %llu, \"hashes\": %u, \"counters_set\": %llu, "
         "\"count\": %lld, \"fill_ratio\": %s, \"saturated\": %llu, \"ops\": %llu, \"bytes\": %llu, "
         "\"mmap_size\": %llu, \"frozen\": %s, \"readonly\": %s, \"lock_recoveries\": %u, \"expansion\": %u, "
         "\"subfilters\": %u, \"items_held\": %llu, \"estimated_fpr\": %s}",
-        (unsigned long long)g.capacity, fpr, (unsigned long long)m, g.k, (unsigned long long)set,
+        layout, (unsigned long long)g.capacity, fpr, (unsigned long long)m, g.k, (unsigned long long)set,
         (long long)std::llround(estimate), fill, (unsigned long long)saturated,
         (unsigned long long)sh::load_ops(e->map.header()), (unsigned long long)e->map.size,
         (unsigned long long)e->map.size, ss::is_frozen(e) ? "true" : "false", e->readonly ? "true" : "false",

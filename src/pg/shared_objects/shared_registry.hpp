@@ -252,26 +252,22 @@ void read_exclusive(Entry* e, Read read) {
     check_outcome(e, sketch::shared::read_exclusive(e->map, waiter(), read));
 }
 
-// change_exclusive and read_exclusive for calls that must see every
-// sub-filter (a clear, a snapshot): run once the lock is held with all the
-// published sub-filters mapped (after following a growth that won the race
-// for the lock).
-template <typename Change>
-void change_every_subfilter(Entry* e, Change change) {
+// change_exclusive (to_change) or read_exclusive (to_read) for calls that
+// must see every sub-filter (a clear, a snapshot): body() runs once the lock
+// is held with all the published sub-filters mapped (after following a
+// growth that won the race for the lock).
+enum class Locked { to_read, to_change };
+template <Locked how, typename Body>
+void with_every_subfilter(Entry* e, Body body) {
     for (bool done = false; !done;) {
         follow_growth(e);
-        change_exclusive(e, [&] {
-            if (!growth_unseen(e)) change(), done = true;
-        });
-    }
-}
-template <typename Read>
-void read_every_subfilter(Entry* e, Read read) {
-    for (bool done = false; !done;) {
-        follow_growth(e);
-        read_exclusive(e, [&] {
-            if (!growth_unseen(e)) read(), done = true;
-        });
+        const auto once = [&] {
+            if (!growth_unseen(e)) body(), done = true;
+        };
+        if constexpr (how == Locked::to_change)
+            change_exclusive(e, once);
+        else
+            read_exclusive(e, once);
     }
 }
 
@@ -306,7 +302,7 @@ struct GeometryInfo {
     int64 capacity;
     double fpr;
     int32 expansion = -1;  // filters' (shared/scaling.hpp); -1: not a filter
-    const char* layout;    // static string or nullptr
+    char layout[64] = {};  // empty: the kind has no layouts
     int64 m;
     int32 k;
 };

@@ -58,7 +58,7 @@ void describe(const uint8_t* blob, uint32_t len, ss::GeometryInfo* out) {
     sr::Geometry g = from_blob(blob);
     out->capacity = int64(g.k);
     out->fpr = std::nan("");
-    out->layout = g.weighted ? "weighted" : "uniform";
+    strlcpy(out->layout, g.weighted ? "weighted" : "uniform", sizeof out->layout);
     out->m = int64(g.item_size);
     out->k = int32(g.k);
 }

@@ -174,7 +174,7 @@ SKETCH_FUNCTION(shared_file_info) {
             d(h.geometry, h.geometry_len, &g);
             values[3] = Int64GetDatum(g.capacity);  // 0: seeded from a value, unknown
             values[4] = Float8GetDatum(g.fpr);
-            if (g.layout != nullptr) {
+            if (g.layout[0] != '\0') {
                 values[5] = CStringGetTextDatum(g.layout);
                 nulls[5] = false;
             }

@@ -1,0 +1,79 @@
+// The part of an add to a scaling filter (shared/scaling.hpp) that every
+// filter kind shares: the loop that follows a sub-filter another backend
+// publishes while a batch is being added, and the commit's own description
+// of the sub-filters it adds to (transactional_adds.hpp).
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "shared/scaling.hpp"
+#include "shared_objects/shared_capacity.hpp"
+#include "shared_objects/shared_registry.hpp"
+
+namespace sketch_pg {
+namespace shared {
+
+// Adds n hashed items to the sub-filters view() describes (the kind's
+// table of them). add_batch(filters, hashes, n, done) adds through
+// add_hashes_shared and returns the new ones; given a done pointer, it
+// stops where the object grew past the view and says how many it added.
+// The rest then goes, after e maps the new sub-filters, into a new view.
+// The mapping is followed quietly, since a commit may not raise: if it
+// cannot be, the adds go on, without stopping again, with what e maps.
+// Returns the new ones.
+template <typename View, typename AddBatch>
+int64 add_following_growth(Entry* e, View view, const sketch::Hash128* hashes, int n, AddBatch add_batch) {
+    int64 fresh = 0;
+    for (bool following = true; n > 0;) {
+        int done = n;
+        fresh += add_batch(view(), hashes, n, following ? &done : nullptr);
+        hashes += done;
+        n -= done;
+        if (n > 0) following = follow_growth_quietly(e);
+    }
+    return fresh;
+}
+
+// The sub-filters a commit adds to, described on its stack: the entry's
+// table (subfilter_table) may describe fewer, and a commit may neither
+// allocate it anew nor raise. A description is made again only when e maps
+// another count of sub-filters.
+template <typename Sub>
+class CommitSubfilters {
+  public:
+    // describe(count): a std::vector<Sub> of e's first count sub-filters;
+    // if it throws, the description made before stays.
+    template <typename Describe>
+    void follow(const Entry* e, Describe describe) noexcept {
+        const uint32 mapped = e->map.subfilters;
+        if (mapped == described_) return;
+        try {
+            const std::vector<Sub> all = describe(mapped);
+            const uint32 count = uint32(std::min<size_t>(all.size(), sketch::shared::kMaxSubfilters));
+            std::copy(all.begin(), all.begin() + count, subs_);
+            count_ = count;
+        } catch (...) {
+            return;
+        }
+        described_ = mapped;
+    }
+    const Sub* subs() const { return subs_; }
+    uint32 count() const { return count_; }
+
+  private:
+    Sub subs_[sketch::shared::kMaxSubfilters];
+    uint32 count_ = 0;
+    uint32 described_ = 0;
+};
+
+// Where a committed batch of n adds starts in the object's series: its room
+// was reserved last, and the adds of other transactions may have followed,
+// so about n before the items held.
+inline uint64_t committed_batch_start(const Entry* e, int n) {
+    const uint64_t held = held_items(e);
+    return held > uint64_t(n) ? held - uint64_t(n) : 0;
+}
+
+}  // namespace shared
+}  // namespace sketch_pg
