@@ -296,11 +296,13 @@ uint64 apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
 // The object's series; its geometry parsed when it was opened, so this does
 // not fail (if it did: capacity unknown, nothing refused).
 sh::Series series_of(const ss::Entry* e) {
-    try {
-        return geometry(e).series();
-    } catch (...) {
-        return sh::Series{};
-    }
+    return ss::cached_series(e, [e] {
+        try {
+            return geometry(e).series();
+        } catch (...) {
+            return sh::Series{};
+        }
+    });
 }
 
 constexpr ss::AddOps kAddOps{apply_adds, series_of, false};

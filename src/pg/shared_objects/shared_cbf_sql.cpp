@@ -75,7 +75,9 @@ namespace {
 
 // The geometry validated when the file was mapped (sh::Mapping::fixed).
 cbf::Geometry geometry(const ss::Entry* e) { return from_blob(e->map.fixed.geometry); }
-sh::Series series_of(const ss::Entry* e) { return scf::series_of(e->map.fixed.geometry, e->map.fixed.geometry_len); }
+sh::Series series_of(const ss::Entry* e) {
+    return ss::cached_series(e, [e] { return scf::series_of(e->map.fixed.geometry, e->map.fixed.geometry_len); });
+}
 
 ss::Entry* open_arg(FunctionCallInfo fcinfo, uint8 need) {
     return ss::open_cached(fcinfo, PG_GETARG_TEXT_PP(0), kCbf, need);

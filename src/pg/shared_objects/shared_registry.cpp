@@ -144,6 +144,7 @@ void release(Entry* e) {
     e->grants = nullptr;
     e->ngrants = 0;
     e->subs = nullptr;
+    e->series_read = false;
     e->loaded = false;
 }
 
@@ -341,6 +342,7 @@ static Entry* open_entry(const char* name, uint32 kind, uint8 need, bool always_
             e->grants = nullptr;
             e->ngrants = 0;
             e->subs = nullptr;
+            e->series_read = false;
         }
         load(e, row);
     }

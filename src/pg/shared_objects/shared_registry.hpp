@@ -55,6 +55,11 @@ struct Entry {
     // map.subfilters of them; TopMemoryContext, nullptr until made.
     void* subs;
     uint32 subs_count;
+    // The series of sub-filters of a Bloom or counting filter, read from the
+    // geometry once per mapping (cached_series): adds and lookups ask for it
+    // at every item.
+    mutable sketch::shared::Series series;
+    mutable bool series_read;
     int ngrants;
     GrantRow* grants;  // TopMemoryContext
     // The last privilege decision and what it depended on.
@@ -63,6 +68,17 @@ struct Entry {
     uint64 rights_roles;
     uint8 rights;
 };
+
+// The entry's series (Entry::series), read(): the kind's reading of its
+// geometry, at the first call after the object was mapped.
+template <typename Read>
+const sketch::shared::Series& cached_series(const Entry* e, Read read) {
+    if (!e->series_read) {
+        e->series = read();
+        e->series_read = true;
+    }
+    return e->series;
+}
 
 // Per call site cache (fn_extra) of the hot functions.
 struct CallCache {
