@@ -12,7 +12,9 @@
 #     against the same load through ON CONFLICT DO NOTHING into a fresh table
 #     with a primary key, and count(x) (serial): wall-clock ms. Two floors
 #     beside them: the same insert with no filter, and the transactional adds
-#     with no insert (count(*) ... WHERE shared_cbf_add).
+#     with no insert (count(*) ... WHERE shared_cbf_add). The transactional
+#     load and adds again into an object of the block layout (one cache line
+#     an item where classic touches k).
 #   bash bench/transactional_bench.sh [--rows N] [--seconds T] [--rounds R] [--mode M]
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -52,9 +54,9 @@ ms() {  # ms SQL...: wall-clock ms of the statements, in one session
     psql -X -q -v ON_ERROR_STOP=1 -c "SET max_parallel_workers_per_gather = 0" "${@/#/-c}" >/dev/null
     echo $(( ($(date +%s%N) - start) / 1000000 ))
 }
-fresh() {  # an empty object sized for the rows, empty tables
+fresh() {  # an empty object sized for the rows (layout $1, default classic), empty tables
     q "SELECT shared_drop('bulk', true)" >/dev/null
-    q "SELECT shared_cbf_create('bulk', $ROWS, 0.01)" >/dev/null
+    q "SELECT shared_cbf_create('bulk', $ROWS, 0.01, layout => ${1:-NULL})" >/dev/null
     q "TRUNCATE tgt, tgt_pk" >/dev/null
 }
 fresh
@@ -69,6 +71,10 @@ fresh
 plain=$(ms "INSERT INTO tgt SELECT x FROM t")
 fresh
 alone=$(ms "SELECT count(*) FROM t WHERE shared_cbf_add('bulk', x)")
+fresh "'block'"
+block_txn=$(ms "INSERT INTO tgt SELECT x FROM t WHERE shared_cbf_add('bulk', x)")
+fresh "'block'"
+block_alone=$(ms "SELECT count(*) FROM t WHERE shared_cbf_add('bulk', x)")
 fresh
 pk=$(ms "INSERT INTO tgt_pk SELECT x FROM t ON CONFLICT DO NOTHING")
 echo "== $ROWS new keys in one INSERT ... SELECT (serial plans); the transactional load inserted $check rows"
@@ -77,4 +83,6 @@ echo "transactional shared_cbf_add: $txn ms ($(awk "BEGIN {printf \"%.2fx\", $tx
 echo "immediate shared_cbf_add: $imm ms ($(awk "BEGIN {printf \"%.2fx\", $imm / $count}") count(x))"
 echo "the insert alone, no filter: $plain ms ($(awk "BEGIN {printf \"%.2fx\", $plain / $count}") count(x))"
 echo "transactional shared_cbf_add alone, no insert (count(*) WHERE): $alone ms ($(awk "BEGIN {printf \"%.2fx\", $alone / $count}") count(x))"
+echo "transactional shared_cbf_add, block layout: $block_txn ms ($(awk "BEGIN {printf \"%.2fx\", $block_txn / $count}") count(x), primary key / it $(awk "BEGIN {printf \"%.1fx\", $pk / $block_txn}"))"
+echo "transactional shared_cbf_add alone, block layout: $block_alone ms ($(awk "BEGIN {printf \"%.2fx\", $block_alone / $count}") count(x))"
 echo "ON CONFLICT DO NOTHING into a primary key: $pk ms ($(awk "BEGIN {printf \"%.2fx\", $pk / $count}") count(x))"
