@@ -2,8 +2,9 @@
 # and the pgbench side of the shared-object benchmarks.
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 
-# bench_options ARGS...: --rows, --seconds, --rounds, --runs and --mode set
-# ROWS, SECS, ROUNDS, RUNS and MODE (each script sets its defaults first and
+# bench_options ARGS...: --rows, --seconds, --rounds, --runs, --mode and
+# --clients set ROWS, SECS, ROUNDS, RUNS, MODE and CLIENTS (a list: "2 8";
+# each script sets its defaults first and
 # says in its header which it reads); other words are left in BENCH_ARGS.
 bench_options() {
     BENCH_ARGS=()
@@ -14,6 +15,7 @@ bench_options() {
             --rounds) ROUNDS=$2; shift 2 ;;
             --runs) RUNS=$2; shift 2 ;;
             --mode) MODE=$2; shift 2 ;;
+            --clients) CLIENTS=$2; shift 2 ;;
             --*) echo "unknown option $1"; exit 2 ;;
             *) BENCH_ARGS+=("$1"); shift ;;
         esac

@@ -1,5 +1,6 @@
 // Micro-benchmark of the cbf core on a filter larger than the caches: add and
-// contains one at a time versus add_many (what cbf_agg does with its batches),
+// contains one at a time versus add_many (what cbf_agg does with its batches)
+// and add_atomic (what a shared object's add does, without its lock),
 // with 4 KiB pages and with transparent huge pages, for a layout
 // (cbf_layout.hpp: classic, the default, or block).
 //   make bench/core/cbf_bench && bench/core/cbf_bench [items] [layout]
@@ -37,6 +38,10 @@ int main(int argc, char** argv) {
         auto t0 = std::chrono::steady_clock::now();
         for (int64_t i = 0; i < n; ++i) cbf::add(g, c, hashes[i]);
         printf("%-4s add, one at a time:  %6.1f ns\n", pages, ns_per(t0, n));
+        std::memset(c, 0, g.counter_bytes());
+        t0 = std::chrono::steady_clock::now();
+        for (int64_t i = 0; i < n; ++i) cbf::add_atomic(g, c, hashes[i]);
+        printf("%-4s add_atomic, one at a time: %6.1f ns\n", pages, ns_per(t0, n));
         std::memset(c, 0, g.counter_bytes());
         t0 = std::chrono::steady_clock::now();
         for (int64_t b = 0; b < n; b += 256) cbf::add_many(g, c, &hashes[b], std::min<int64_t>(256, n - b));

@@ -30,7 +30,8 @@ SELECT shared_reservoir_add_many('picks', array_agg(g)) FROM generate_series(1, 
 SELECT shared_bloom_create('sealed', 1000, 0.01), shared_bloom_add('sealed', 'x');
 SELECT shared_freeze('sealed');
 SELECT shared_bloom_create('stale', 1000, 0.0001), shared_bloom_add_many('stale', array_agg(g)) FROM generate_series(1, 100) g;
-SELECT shared_cbf_create('gone', 100), shared_cbf_add('gone', 1);
+-- (of the block layout: its image carries the layout)
+SELECT shared_cbf_create('gone', 100, 0.01, 'block<6>'), shared_cbf_add('gone', 1);
 SELECT shared_cbf_create('big', 4000000), shared_cbf_add_many('big', array_agg(g)) FROM generate_series(1, 20000) g;
 -- grown to several sub-filters: the image carries them all
 SELECT shared_cbf_create('grown', 100, 1e-6), shared_cbf_add_many('grown', array_agg(g), false) FROM generate_series(1, 1000) g;

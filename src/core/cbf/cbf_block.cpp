@@ -115,10 +115,12 @@ struct Kernels {
     static unsigned get_plain(const uint8_t* l, unsigned c) { return get(l, c); }
 
     // The item's increments, gathered on a zeroed copy of a line (a counter
-    // drawn twice gets 2), then added word by word.
+    // drawn twice gets 2) while the line is loaded for writing, then added
+    // word by word.
     static bool add_atomic(uint8_t* counters, uint64_t lines, const Hash128& h) {
         uint64_t fields;
         uint8_t* l = counters + line(lines, h, &fields) * kLineBytes;
+        __builtin_prefetch(l, 1, 3);
         alignas(8) uint8_t increments[kLineBytes] = {};
         unsigned touched = 0;  // bit w: word w of the line gets an increment
         each(fields, [&](unsigned c) {
