@@ -10,6 +10,7 @@
 //   shared_images.cpp     the images of objects in the catalog: taken, and
 //                         written back as a missing or foreign file when a
 //                         row's file is mapped
+//   server_run.cpp        which run of the server this process belongs to
 #pragma once
 
 #include <string>
