@@ -112,6 +112,9 @@ PATTERN="0 hashes" in_one_backend "cbf with k = 0 in its header, checksum rewrit
     "$edit put_u32 $dir/c 56 0; $edit rehash $dir/c"
 PATTERN="more than the limit" in_one_backend "cbf with m = 2^40 in its header, checksum rewritten" c "$c_use" \
     "$edit put_u32 $dir/c 64 0; $edit put_u32 $dir/c 68 256; $edit rehash $dir/c"
+# the scheme byte (at 60) names the layout: 1 classic, 2 block
+PATTERN="unknown hash scheme 3" in_one_backend "cbf with scheme 3 in its header, checksum rewritten" c "$c_use" \
+    "$edit put_u8 $dir/c 60 3; $edit rehash $dir/c"
 
 b_use="SELECT shared_bloom_contains('b', 'absent')"
 in_one_backend "bloom truncated to its header" b "$b_use" "truncate -s 12288 $dir/b" \

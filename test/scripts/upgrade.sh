@@ -16,6 +16,15 @@ q "DROP EXTENSION sketchshare" >/dev/null
 q "CREATE EXTENSION sketchshare VERSION '0.1.0'" >/dev/null
 check "0.1.0 is installed" "SELECT extversion = '0.1.0' FROM pg_extension WHERE extname = 'sketchshare'"
 
+# Until the update, 0.1.0's definitions call this library with fewer
+# arguments than its own (shared_cbf_create passes no layout and no
+# expansion): the ones they leave out must never be read, row after row.
+q "SELECT count(shared_cbf_create('row' || i, 100)) FROM generate_series(1, 20) i" >/dev/null
+check "0.1.0's shared_cbf_create makes classic objects of the default expansion, row after row" \
+    "SELECT count(*) = 20 AND bool_and(s ->> 'layout' LIKE 'classic<%' AND s ->> 'expansion' = '2')
+     FROM shared_objects o, shared_cbf_stats(o.name) s WHERE o.name ~ '^row[0-9]+$'"
+q "SELECT count(shared_drop(name)) FROM shared_objects WHERE name ~ '^row[0-9]+$'" >/dev/null
+
 # Values of each type and layout family, and shared objects of each kind.
 # The test's tables live in a schema of their own, which the catalog
 # comparison leaves out.

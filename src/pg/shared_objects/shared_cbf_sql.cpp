@@ -243,15 +243,18 @@ bool sketch_pg::shared_cbf_target(const char* name, int len, uint8 need, Prefetc
 }
 
 // shared_cbf_create's arguments name, capacity, fpr, layout (at
-// layout_arg; NULL: classic, the sizing of every filter made before
-// layouts) and expansion (after it) make an object; false when the name is
-// taken and if_not_exists.
+// layout_arg; NULL or absent: classic, the sizing of every filter made
+// before layouts) and expansion (after it) make an object; false when the
+// name is taken and if_not_exists. 0.1.0's definitions, until the update,
+// pass neither layout nor expansion: an argument not passed is never read.
 static bool create_from_args(FunctionCallInfo fcinfo, int layout_arg, bool if_not_exists) {
     char name[64];
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);
     const int64 capacity = PG_GETARG_INT64(1);
     const double fpr = PG_GETARG_FLOAT8(2);
-    const char* layout = PG_ARGISNULL(layout_arg) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(layout_arg));
+    const char* layout = PG_NARGS() > layout_arg && !PG_ARGISNULL(layout_arg)
+                             ? text_to_cstring(PG_GETARG_TEXT_PP(layout_arg))
+                             : nullptr;
     const int32 expansion = ss::expansion_arg(fcinfo, layout_arg + 1);
     cbf::Geometry g = sketch_pg::guarded([&] {
         sh::check_expansion(expansion);
