@@ -118,3 +118,30 @@ SELECT form, pg_column_compression(f) AS compression, pg_column_size(f) < 8000 A
        f::bytea::bloom = ref AS binary_round_trip
 FROM bloom_forms, LATERAL (SELECT bloom_agg(i, n, 0.01, 'classic') AS ref FROM generate_series(1, items) i) r
 ORDER BY form;
+-- Version 3: a value records the n and fpr it was sized for (bloom_empty,
+-- bloom_agg, cbf_to_bloom); bloom_empty_bits records none (version 2 form)
+SELECT bloom_info(f)->>'version' AS version, bloom_info(f)->'capacity' AS capacity, bloom_info(f)->'fp_rate' AS fp_rate,
+       get_byte(f::bytea, 0) AS first_byte, length(f::bytea) - (bloom_info(f)->>'bytes')::int AS header_bytes,
+       f::text::bloom = f AS text_round_trip, f::bytea::bloom = f AS bytea_round_trip,
+       bloom_info(f::text::bloom)->'capacity' AS capacity_read_back,
+       bloom_contains(f::text::bloom, 7) AS item_read_back
+FROM (SELECT bloom_add(bloom_empty(100, 0.01), 7) AS f) s;
+SELECT bloom_info(f)->>'version' AS version, bloom_info(f)->'capacity' AS capacity, length(f::bytea) - 128 AS header_bytes
+FROM (SELECT bloom_add(bloom_empty_bits(1024, 'block<uint64,5>'), 7) AS f) s;
+-- a union keeps the first value's n and fpr; equality compares the filters, not them
+SELECT bloom_info(sized | bits)->'capacity' AS kept, bloom_info(bits | sized)->'capacity' AS none_kept, sized = bits AS equal
+FROM (SELECT bloom_empty(100, 0.01, 'classic<7>') AS sized,
+             bloom_empty_bits(bloom_capacity_for(100, 0.01, 'classic<7>'), 'classic<7>') AS bits) s;
+-- bloom_add and bloom_add_many warn when they take a value past its capacity:
+-- a classic filter sized exactly holding its n does not warn
+CREATE TEMP TABLE at_n AS SELECT bloom_add_many(bloom_empty(1000, 0.01, 'classic'), array_agg(i)) AS f FROM generate_series(1, 1000) i;
+SELECT bloom_add(f, 0) @> 0 AS at_n_quiet FROM at_n;
+SELECT bloom_add_many(f, ARRAY[-1, -2]) @> -1 AS many_at_n_quiet FROM at_n;
+-- 300 more items: one warning
+SELECT bloom_add_many(f, ARRAY(SELECT generate_series(1001, 1300))) @> 1300 AS many_past FROM at_n;
+CREATE TEMP TABLE past_n AS SELECT bloom_add_many(f, ARRAY(SELECT generate_series(1001, 1300))) AS f FROM at_n;
+SELECT bloom_add(f, 5000) @> 5000 AS add_past FROM past_n;
+-- adds to a value already past its capacity warn once per statement, not per row
+SELECT count(*) FILTER (WHERE bloom_add(f, i) @> i) AS adds FROM past_n, generate_series(1, 50) i;
+-- a value without a capacity never warns
+SELECT bloom_add_many(bloom_empty_bits(1024, 'classic<3>'), ARRAY(SELECT generate_series(1, 2000))) IS NOT NULL AS no_capacity_quiet;

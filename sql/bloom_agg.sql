@@ -134,8 +134,8 @@ FROM generate_series(1, 2) g, generate_series(1, 100 + (g - 1) * 400) i GROUP BY
 SELECT bloom_info(bloom_agg(i, 1000, 0.01, 'classic'))->>'estimated_fpr' AS at_n FROM generate_series(1, 1000) i;
 SELECT bloom_info(bloom_agg(i, 1000, 0.01, 'classic'))->>'estimated_fpr' AS past_n FROM generate_series(1, 1300) i;
 SELECT bloom_estimated_count(bloom_agg(i, 1000000, 0.01))::int / 100000 AS past_n FROM generate_series(1, 1300000) i;
--- a parallel plan warns once, in its final step (which finds n and fpr in
--- the partial step's call), not once per partial state; per group too
+-- a parallel plan warns once, in its final step (the states record n and
+-- fpr), not once per partial state; per group too
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
@@ -147,14 +147,19 @@ SELECT bloom_estimated_count(bloom_agg(x, 10000, 0.01))::int / 10000 AS tens_of_
 EXPLAIN (COSTS OFF) SELECT x % 2, bloom_agg(x, 10000, 0.01) FROM bloom_rows GROUP BY 1;
 SELECT x % 2 AS half, bloom_estimated_count(bloom_agg(x, 10000, 0.01))::int / 10000 AS tens_of_thousands
 FROM bloom_rows GROUP BY 1 ORDER BY 1;
+-- bloom_union_agg in a parallel plan: the union keeps the values' n and fpr
+EXPLAIN (COSTS OFF) SELECT bloom_union_agg(bloom_add(bloom_empty(300000, 0.01), x)) FROM bloom_rows;
+SELECT bloom_info(u)->'capacity' AS capacity, bloom_info(u)->'fp_rate' AS fp_rate, bloom_info(u)->'version' AS version,
+       u = (SELECT bloom_agg(x, 300000, 0.01) FROM bloom_rows) AS same_filter
+FROM (SELECT bloom_union_agg(bloom_add(bloom_empty(300000, 0.01), x)) AS u FROM bloom_rows) s;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 RESET sketchshare.partial_state_page_cost;
 RESET enable_hashagg;
--- n or fpr that are not constants of the call: bloom values do not record
--- them, so the aggregate cannot tell at its end, and does not warn
+-- n or fpr that are not constants of the call: the value records them, so
+-- the aggregate warns all the same
 SELECT bloom_estimated_count(bloom_agg(i, n, 0.01))::int / 100 AS hundreds
 FROM generate_series(1, 500) i, (SELECT 100::bigint AS n OFFSET 0) c;
 

@@ -78,7 +78,7 @@ SELECT pg_temp.err($$SELECT '\x'::bloom$$) AS empty;
 SELECT pg_temp.err($$SELECT '\x01'::bloom$$) AS short_header;
 -- a valid classic<2> of 64 bits, then the same with one field broken
 SELECT '\x010000020100000000000000400000000000000000000000000000000000000000000000'::bloom IS NOT NULL AS valid;
-SELECT pg_temp.err($$SELECT '\x030000020100000000000000400000000000000000000000000000000000000000000000'::bloom$$) AS bad_version;
+SELECT pg_temp.err($$SELECT '\x040000020100000000000000400000000000000000000000000000000000000000000000'::bloom$$) AS bad_version;
 SELECT pg_temp.err($$SELECT '\x010900020100000000000000400000000000000000000000000000000000000000000000'::bloom$$) AS bad_kind;
 SELECT pg_temp.err($$SELECT '\x010009020100000000000000400000000000000000000000000000000000000000000000'::bloom$$) AS bad_block;
 SELECT pg_temp.err($$SELECT '\x010000000100000000000000400000000000000000000000000000000000000000000000'::bloom$$) AS k_zero;
@@ -95,5 +95,14 @@ SELECT pg_temp.err($$SELECT '\x0102030104000000000000008000000000000000000000000
 SELECT pg_temp.err($$SELECT '\x01000301050000000000000048000000000000000000000000000000000000000000000000'::bloom$$) AS block_not_multiple;
 -- malformed binary (bytea cast and recv share the validation)
 SELECT pg_temp.err($$SELECT '\x00'::bytea::bloom$$) AS bytea_short;
-SELECT pg_temp.err($$SELECT '\x030000020100000000000000400000000000000000000000000000000000000000000000'::bytea::bloom$$) AS bytea_version;
+SELECT pg_temp.err($$SELECT '\x040000020100000000000000400000000000000000000000000000000000000000000000'::bytea::bloom$$) AS bytea_version;
 SELECT pg_temp.err($$SELECT bloom_from_bytea('\x0100000201000000000000004000000000000000000000000000000000000000000000'::bytea)$$) AS bytea_truncated;
+-- version 3 headers whose n or fpr size no filter, and one cut short, are refused (binary and text)
+SELECT pg_temp.err($$SELECT overlay(bloom_empty(100, 0.01)::bytea PLACING '\x0000000000000000' FROM 29 FOR 8)::bloom$$) AS v3_n_zero,
+       pg_temp.err($$SELECT overlay(bloom_empty(100, 0.01)::bytea PLACING '\x000000000000f87f' FROM 37 FOR 8)::bloom$$) AS v3_fpr_nan,
+       pg_temp.err($$SELECT overlay(bloom_empty(100, 0.01)::bytea PLACING '\x000000000000f07f' FROM 37 FOR 8)::bloom$$) AS v3_fpr_inf;
+SELECT pg_temp.err($$SELECT overlay(bloom_empty(100, 0.01)::bytea PLACING '\x0000000000000000' FROM 37 FOR 8)::bloom$$) AS v3_fpr_zero,
+       pg_temp.err($$SELECT overlay(bloom_empty(100, 0.01)::bytea PLACING '\x000000000000e0bf' FROM 37 FOR 8)::bloom$$) AS v3_fpr_negative,
+       pg_temp.err($$SELECT overlay(bloom_empty(100, 0.01)::bytea PLACING '\x000000000000f03f' FROM 37 FOR 8)::bloom$$) AS v3_fpr_one;
+SELECT pg_temp.err($$SELECT substr(bloom_empty(100, 0.01)::bytea, 1, 40)::bloom$$) AS v3_cut,
+       pg_temp.err($$SELECT ('b64:' || translate(encode(overlay(bloom_empty(100, 0.01)::bytea PLACING '\x0000000000000000' FROM 29 FOR 8), 'base64'), E'\n', ''))::bloom$$) AS v3_text_n_zero;

@@ -4,9 +4,10 @@
 -- integers of every width are one class; the first add records it
 SELECT bloom_contains(bloom_add(bloom_empty(100, 0.01), 42::int2), 42::bigint) AS int_widths,
        cbf_contains(cbf_add(cbf_empty(100), 42), 42::int8) AS cbf_int_widths,
-       substr(bloom_empty(100, 0.01)::bytea, 1, 1) AS empty_is_version_1,
-       substr(bloom_add(bloom_empty(100, 0.01), 1)::bytea, 1, 1) AS added_is_version_2,
-       bloom_info(bloom_add(bloom_empty(100, 0.01), 1))->'version' AS info_version;
+       substr(bloom_empty_bits(1024, 'classic<3>')::bytea, 1, 1) AS empty_is_version_1,
+       substr(bloom_add(bloom_empty_bits(1024, 'classic<3>'), 1)::bytea, 1, 1) AS added_is_version_2,
+       bloom_info(bloom_add(bloom_empty_bits(1024, 'classic<3>'), 1))->'version' AS info_version,
+       substr(bloom_add(bloom_empty(100, 0.01), 1)::bytea, 1, 1) AS sized_is_version_3;
 -- lookups, adds and merges of another class
 SELECT bloom_contains(bloom_add(bloom_empty(100, 0.01), 42), '42');
 SELECT bloom_add(bloom_add(bloom_empty(100, 0.01), 42), 4.2::float8);
@@ -26,7 +27,7 @@ SELECT bloom_contains(cbf_to_bloom(cbf_add(cbf_empty(100), 7)), 'a');
 SELECT bloom_contains('\x010000020100000000000000400000000000000000000000000000002000000000200000'::bloom, 1) AS v1_int,
        bloom_contains('\x010000020100000000000000400000000000000000000000000000002000000000200000'::bloom, 'x') AS v1_text;
 -- a version this build does not know, or a class it does not know, is refused
-SELECT '\x030000020100000000000000400000000000000000000000000000000000000000000000'::bloom;
+SELECT '\x040000020100000000000000400000000000000000000000000000000000000000000000'::bloom;
 SELECT '\x020000020107000000000000400000000000000000000000000000000000000000000000'::bloom;
 SELECT overlay(cbf_empty(10, 0.5)::bytea PLACING '\x03' FROM 1 FOR 1)::cbf;
 SELECT overlay(cbf_add(cbf_empty(10, 0.5), 1)::bytea PLACING '\x09' FROM 5 FOR 1)::cbf;

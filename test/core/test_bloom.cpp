@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <thread>
 
 #include "bloom/bloom.hpp"
@@ -291,6 +292,52 @@ TEST(BloomFormat, RoundTripAndValidation) {
         }
     }
     EXPECT_THROW(read_external(good.data(), 10, Errc::corrupted), Error);
+}
+
+// Version 3 records the n and fpr a filter was sized for, after version 2's
+// fields; a header without them stays version 1 or 2, byte for byte.
+TEST(BloomFormat, Version3RecordsItsSizing) {
+    const Geometry g = geo("block<uint64,5>", 1024);
+    const Sizing sizing{1000, 0.01};
+    std::vector<uint8_t> v(external_size(g, sizing), 0);
+    EXPECT_EQ(v.size(), kSizedHeaderBytes + g.bytes);
+    write_header(v.data(), g, 9, {}, sizing);
+    EXPECT_EQ(v[0], 3);
+    EXPECT_EQ(header_bytes_of(v.data()), kSizedHeaderBytes);
+    Header h = read_external(v.data(), v.size(), Errc::corrupted);
+    EXPECT_EQ(h.geometry, g);
+    EXPECT_EQ(h.seed, 9u);
+    EXPECT_FALSE(h.item.known());
+    EXPECT_EQ(h.sizing.n, 1000u);
+    EXPECT_EQ(h.sizing.fpr, 0.01);
+    const ItemClass text{ItemClassCode::text, 0};
+    write_header(v.data(), g, 9, text, sizing);
+    EXPECT_EQ(read_external(v.data(), v.size(), Errc::corrupted).item, text);
+    EXPECT_THROW(read_external(v.data(), v.size() - 1, Errc::corrupted), Error);
+    EXPECT_THROW(read_header(v.data(), kHeaderBytes, Errc::corrupted), Error) << "a version 3 header cut at 28 bytes";
+
+    std::vector<uint8_t> plain(external_size(g), 0);
+    write_header(plain.data(), g, 9, text);
+    EXPECT_EQ(plain[0], 2);
+    EXPECT_EQ(0, std::memcmp(plain.data() + 1, v.data() + 1, kHeaderBytes - 1)) << "the fields of version 2 are the same";
+    EXPECT_FALSE(read_external(plain.data(), plain.size(), Errc::corrupted).sizing.known());
+}
+
+TEST(BloomFormat, Version3RefusesSizingsNoFilterHas) {
+    const Geometry g = geo("block<uint64,5>", 1024);
+    for (const Sizing bad : {Sizing{0, 0.01}, Sizing{1000, 0}, Sizing{1000, -0.5}, Sizing{1000, 1},
+                             Sizing{1000, std::nan("")}, Sizing{1000, std::numeric_limits<double>::infinity()}}) {
+        std::vector<uint8_t> v(external_size(g, Sizing{1, 0.5}), 0);
+        write_header(v.data(), g, 0, {}, Sizing{1, 0.5});
+        std::memcpy(v.data() + 28, &bad.n, 8);
+        std::memcpy(v.data() + 36, &bad.fpr, 8);
+        try {
+            read_external(v.data(), v.size(), Errc::invalid_binary);
+            ADD_FAILURE() << "accepted n " << bad.n << " fpr " << bad.fpr;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.code(), Errc::invalid_binary);
+        }
+    }
 }
 
 // Boost.Bloom's test_capacity, in the same spirit.

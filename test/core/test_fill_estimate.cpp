@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "bloom/bloom_fill.hpp"
@@ -64,6 +65,33 @@ TEST(BloomFill, IsTheEstimatedCountAndTheFormulaAtIt) {
     EXPECT_EQ(e.fpr, bloom::fpr_for(e.count, double(g.bits()), g.layout));
     EXPECT_NEAR(e.count, 1000, 4 * 0.008 * 1000);  // the full fill: under 1% at 1,000
     EXPECT_NEAR(e.fpr, 0.01, 0.002);
+}
+
+TEST(BloomSampledFill, IsTheFullFillForAFilterOfFewLines) {
+    const bloom::Geometry g = bloom::capacity_for(200, 0.01, bloom::parse_layout("classic"));
+    ASSERT_LE(g.bytes, kFillSampleLines * kFillSampleLineBytes);
+    bloom::Filter f(g);
+    for (int64_t i = 0; i < 300; ++i) f.insert(hash_int(i));
+    const FillEstimate sampled = bloom::sampled_fill(g, f.bits()), full = bloom::fill(g, bloom::count_bits(f.bits(), g.bytes));
+    EXPECT_EQ(sampled.count, full.count);
+    EXPECT_EQ(sampled.fpr, full.fpr);
+}
+
+// 64 lines of 512 bits: at a fill x near one half the share's standard
+// error is sqrt(0.25 / 32768) = 0.0028, the count's (-ln(1 - x) scaled)
+// 0.0028 / ((1 - x) ln(1 / (1 - x))) = 0.8% for a classic filter, whose bits
+// are independent. A blocked layout sets its bits line by line, which
+// spreads the lines' fills more: the counting filter's bound (1.6%) there.
+TEST(BloomSampledFill, EstimatesTheFullFillOfALargeFilter) {
+    for (const auto& [layout, error] : {std::pair<const char*, double>{"classic", 0.008}, {"fast_multiblock32<7>", 0.016}}) {
+        const bloom::Geometry g = bloom::capacity_for(100000, 0.01, bloom::parse_layout(layout));
+        ASSERT_GT(g.bytes, 10 * kFillSampleLines * kFillSampleLineBytes) << layout;
+        bloom::Filter f(g);
+        for (int64_t i = 0; i < 100000; ++i) f.insert(hash_int(i));
+        const FillEstimate sampled = bloom::sampled_fill(g, f.bits()), full = bloom::fill(g, bloom::count_bits(f.bits(), g.bytes));
+        EXPECT_NEAR(sampled.count, full.count, 4 * error * full.count) << layout;
+        EXPECT_NEAR(sampled.fpr, full.fpr, 0.5 * full.fpr) << layout;
+    }
 }
 
 }  // namespace

@@ -58,7 +58,7 @@ TEST(ItemClass, BloomHeaderIsVersion1WithoutAClassAnd2WithOne) {
     EXPECT_EQ(h.seed, 7u);
     v[5] = 0;  // version 2 with no class: no build writes it
     EXPECT_THROW(bloom::read_external(v.data(), v.size(), Errc::corrupted), Error);
-    v[0] = 3;
+    v[0] = 4;
     EXPECT_THROW(bloom::read_external(v.data(), v.size(), Errc::corrupted), Error);
     v[0] = 1;
     v[5] = 4;  // version 1 with a class byte

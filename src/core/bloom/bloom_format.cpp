@@ -17,10 +17,20 @@ template <typename T>
 void put(uint8_t* p, T v) {
     std::memcpy(p, &v, sizeof v);
 }
+// Version 3's n and fpr, which must be ones a filter can be sized for.
+Sizing read_sizing(const uint8_t* in, size_t len, Errc code) {
+    if (len < kSizedHeaderBytes)
+        fail(code, "invalid bloom value: %zu bytes is shorter than its %zu-byte version 3 header", len, kSizedHeaderBytes);
+    Sizing s{get<uint64_t>(in + 28), get<double>(in + 36)};
+    if (s.n == 0) fail(code, "invalid bloom value: it was sized for 0 items");
+    if (!(s.fpr > 0 && s.fpr < 1)) fail(code, "invalid bloom value: it was sized for fpr %g, not one in (0, 1)", s.fpr);
+    return s;
+}
+
 }  // namespace
 
-void write_header(uint8_t* out, const Geometry& g, uint64_t seed, ItemClass item) {
-    out[0] = item.known() ? 2 : 1;
+void write_header(uint8_t* out, const Geometry& g, uint64_t seed, ItemClass item, const Sizing& sizing) {
+    out[0] = sizing.known() ? 3 : item.known() ? 2 : 1;
     out[1] = uint8_t(g.layout.kind);
     out[2] = uint8_t(g.layout.block);
     out[3] = uint8_t(g.layout.k);
@@ -30,6 +40,9 @@ void write_header(uint8_t* out, const Geometry& g, uint64_t seed, ItemClass item
     put<uint32_t>(out + 8, item.type);
     put<uint64_t>(out + 12, g.bits());
     put<uint64_t>(out + 20, seed);
+    if (!sizing.known()) return;
+    put<uint64_t>(out + 28, sizing.n);
+    put<double>(out + 36, sizing.fpr);
 }
 
 Header read_header(const uint8_t* in, size_t len, Errc code) {
@@ -57,18 +70,20 @@ Header read_header(const uint8_t* in, size_t len, Errc code) {
     if (in[0] == 1) {
         if (in[5] != 0) fail(code, "invalid bloom value: reserved byte is %u, not 0", in[5]);
         if (item_type != 0) fail(code, "invalid bloom value: reserved header field must be 0, got %u", item_type);
-    } else if (!decode_item_class(in[5], item_type, &h.item) || !h.item.known()) {
+    } else if (!decode_item_class(in[5], item_type, &h.item) || (in[0] == 2 && !h.item.known())) {
+        // (version 3 records a sizing, with or without a class)
         fail(code, "invalid bloom value: item class %u with type %u is not one this build knows", in[5], item_type);
     }
     h.seed = get<uint64_t>(in + 20);
+    if (in[0] == 3) h.sizing = read_sizing(in, len, code);
     return h;
 }
 
 Header read_external(const uint8_t* in, size_t len, Errc code) {
     Header h = read_header(in, len, code);
-    if (len != external_size(h.geometry))
+    if (len != external_size(h.geometry, h.sizing))
         fail(code, "invalid bloom value: %zu bytes, but its header (%s, %llu bits) needs %zu", len,
-             format_layout(h.geometry.layout).c_str(), static_cast<unsigned long long>(h.geometry.bits()), external_size(h.geometry));
+             format_layout(h.geometry.layout).c_str(), static_cast<unsigned long long>(h.geometry.bits()), external_size(h.geometry, h.sizing));
     return h;
 }
 

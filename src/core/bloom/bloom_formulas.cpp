@@ -282,5 +282,15 @@ FillEstimate fill(const Geometry& g, uint64_t bits_set) {
     return {count, fpr_for(count, double(g.bits()), g.layout)};
 }
 
+FillEstimate sampled_fill(const Geometry& g, const uint8_t* bits) {
+    const uint64_t lines = g.bytes / kFillSampleLineBytes;
+    if (lines <= kFillSampleLines) return fill(g, count_bits(bits, g.bytes));
+    uint64_t set = 0;
+    for (uint64_t i = 0; i < kFillSampleLines; ++i)
+        set += count_bits(bits + (i * lines / kFillSampleLines) * kFillSampleLineBytes, kFillSampleLineBytes);
+    const double share = double(set) / double(kFillSampleLines * kFillSampleLineBytes * 8);
+    return fill(g, uint64_t(std::llround(share * double(g.bits()))));
+}
+
 }  // namespace bloom
 }  // namespace sketch

@@ -192,7 +192,7 @@ Value read_value_arg(FunctionCallInfo fcinfo, int argno) {
     sb::Header h = sketch_pg::guarded([&] {
         return sb::read_header(sketch_pg::bloom_header(v), len - VARHDRSZ, sketch::Errc::corrupted);
     });
-    if (len != sketch_pg::bloom_plain_size(h.geometry))
+    if (len != sketch_pg::bloom_plain_size(h.geometry, h.sizing))
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("malformed bloom value")));
     return Value{v, h.geometry, h.seed, h.item};
 }
@@ -263,7 +263,10 @@ SKETCH_FUNCTION(shared_bloom_create_from) {
     char name[64];
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);
     Value v = read_value_arg(fcinfo, 1);
-    // a value does not record the n it was sized for: the object's capacity is unknown
+    // The object's capacity stays unknown (it never grows) even when the
+    // value records its n and fpr: the value was sized for all of fpr, while
+    // a scaling object's first sub-filter takes only its share of it
+    // (subfilter_fpr), so growing from it would pass the rate asked for.
     create_with(name, v.g, v.seed, 0, 0, sh::kDefaultExpansion, sketch_pg::bloom_bits(v.v));
     ss::record_object_items(ss::open_object(name, kBloom, ss::kWrite), v.item, "create a shared object");
     PG_RETURN_VOID();
@@ -434,7 +437,9 @@ SKETCH_FUNCTION(shared_bloom_snapshot) {
     ss::Entry* e = open_arg(fcinfo, ss::kRead);
     const Parsed p = sketch_pg::guarded([&] { return geometry(e); });
     refuse_grown(e, e->map.subfilters, "take a snapshot of");
-    struct varlena* out = sketch_pg::bloom_value_new(p.g, p.seed, ss::object_items(e));  // before the lock: palloc may raise
+    // (the object's capacity and fpr, when it has them: not one made from a value)
+    const sb::Sizing sizing = p.n != 0 ? sb::Sizing{p.n, p.fpr} : sb::Sizing{};
+    struct varlena* out = sketch_pg::bloom_value_new(p.g, p.seed, ss::object_items(e), sizing);  // before the lock: palloc may raise
     uint32_t count = 1;
     ss::with_every_subfilter<ss::Locked::to_read>(e, [&] {
         count = e->map.subfilters;

@@ -7,7 +7,6 @@
 
 extern "C" {
 #include "catalog/pg_type_d.h"
-#include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
 #include "nodes/pg_list.h"
 #include "nodes/primnodes.h"
@@ -117,26 +116,6 @@ bool combining_built_states(FunctionCallInfo fcinfo) {
     const Const* agg = citus_named_aggregate(ref);
     if (agg != nullptr) return get_func_nargs(DatumGetObjectId(agg->constvalue)) > 1;
     return list_length(ref->aggargtypes) > 1;  // (args are replaced in a combine step)
-}
-
-List* aggregate_call_args(FunctionCallInfo fcinfo) {
-    const Aggref* ref = AggGetAggref(fcinfo);
-    if (ref == nullptr) return NIL;
-    if (!DO_AGGSPLIT_COMBINE(ref->aggsplit)) return ref->args;
-    if (fcinfo->context == nullptr || !IsA(fcinfo->context, AggState) || list_length(ref->args) != 1) return NIL;
-    const Expr* e = static_cast<const TargetEntry*>(linitial(ref->args))->expr;
-    const Plan* plan = reinterpret_cast<AggState*>(fcinfo->context)->ss.ps.plan;
-    // Finalize Aggregate <- Gather (Merge) <- [Sort] <- Partial Aggregate: a
-    // few levels; the bound only stops a plan this does not foresee.
-    for (int depth = 0; depth < 8; ++depth) {
-        if (IsA(e, Aggref)) return reinterpret_cast<const Aggref*>(e)->args;  // the partial step's
-        if (!IsA(e, Var) || reinterpret_cast<const Var*>(e)->varno != OUTER_VAR) return NIL;
-        plan = outerPlan(plan);
-        const AttrNumber att = reinterpret_cast<const Var*>(e)->varattno;
-        if (plan == nullptr || att < 1 || att > list_length(plan->targetlist)) return NIL;
-        e = static_cast<const TargetEntry*>(list_nth(plan->targetlist, att - 1))->expr;
-    }
-    return NIL;
 }
 
 const Const* aggregate_const_arg(List* args, int i) {

@@ -65,14 +65,6 @@ bool aggregate_args_constant(FunctionCallInfo fcinfo, int first);
 // varied between rows of the group, which the transition refuses.
 bool combining_built_states(FunctionCallInfo fcinfo);
 
-// The arguments of the aggregate call as the query wrote it (a list of
-// TargetEntry), for a final or combine function: the Aggref's own, or in the
-// final step of an aggregate split for parallel query, where the Aggref's one
-// argument stands for the partial step's result, the partial step's, found
-// down the plan through the Vars that carry it. NIL where the search ends
-// elsewhere (an Append of partitionwise aggregation, Citus's aggregates).
-List* aggregate_call_args(FunctionCallInfo fcinfo);
-
 // The argument i (0 = the first aggregated argument) of an aggregate call as
 // the planner holds it (a list of TargetEntry), when it is a non-null
 // constant; else nullptr.

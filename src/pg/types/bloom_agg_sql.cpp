@@ -28,7 +28,6 @@
 
 extern "C" {
 #include "access/detoast.h"
-#include "catalog/pg_type_d.h"
 }
 
 namespace sb = sketch::bloom;
@@ -48,7 +47,10 @@ struct AggCache {
     char layout[128];
     sb::Geometry g;
     const sb::Ops* ops;
-    uint8_t header[sb::kHeaderBytes];  // what a state of this geometry starts with
+    // What a state of these arguments starts with. Rows of a group may ask
+    // for the same geometry in other words (n 1000 and 1001): the states
+    // compare its first kHeaderBytes, and record the first row's n and fpr.
+    uint8_t header[sb::kSizedHeaderBytes];
 };
 
 // ---- bloom_agg's transition state for a large filter (agg_state.hpp) ----
@@ -62,6 +64,8 @@ struct BloomFilter {
     void settle(struct varlena*) const {}  // apply leaves nothing pending
 };
 using BloomAggState = BufferedState<BloomFilter>;
+
+sb::Sizing sizing_of(const AggCache* c) { return sb::Sizing{uint64_t(c->n), c->fpr}; }
 
 [[noreturn]] void mixed_args_error() {
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -94,7 +98,7 @@ void resolve_agg_args(FunctionCallInfo fcinfo, AggCache* c) {
     c->has_layout = has_layout;
     c->layout[0] = '\0';
     if (layout != nullptr) snprintf(c->layout, sizeof c->layout, "%s", layout);
-    sb::write_header(c->header, c->g, 0, c->hasher.item);
+    sb::write_header(c->header, c->g, 0, c->hasher.item, sb::Sizing{uint64_t(n), fpr});
     c->resolved = true;
 }
 
@@ -138,14 +142,14 @@ SKETCH_FUNCTION(bloom_agg_trans) {
     if (PG_ARGISNULL(0)) {
         if (c->g.bytes >= kBufferFromBytes) {
             BloomAggState* st =
-                BloomAggState::create(aggregate_context(fcinfo, "bloom_agg_trans"), "bloom_agg state", bloom_plain_size(c->g));
+                BloomAggState::create(aggregate_context(fcinfo, "bloom_agg_trans"), "bloom_agg state", bloom_plain_size(c->g, sizing_of(c)));
             st->filter = BloomFilter{c->g, c->ops};
-            std::memcpy(bloom_header(st->flat), c->header, sb::kHeaderBytes);
+            std::memcpy(bloom_header(st->flat), c->header, sb::kSizedHeaderBytes);
             if (!PG_ARGISNULL(1)) st->push(hash_item(&c->hasher, PG_GETARG_DATUM(1), 0));
             PG_RETURN_DATUM(st->datum());
         }
         // Built in the per-tuple context; nodeAgg copies it into aggcontext once.
-        state = bloom_value_new(c->g, 0, c->hasher.item);
+        state = bloom_value_new(c->g, 0, c->hasher.item, sizing_of(c));
     } else {
         // A small filter: the executor's own copy in the aggregate context, updated in place.
         state = reinterpret_cast<struct varlena*>(DatumGetPointer(state_datum));
@@ -157,21 +161,13 @@ SKETCH_FUNCTION(bloom_agg_trans) {
     PG_RETURN_POINTER(state);
 }
 
-// Warns when the filter bloom_agg built is past the n and fpr it was given
-// (capacity_warning.hpp), read from all its bits (one pass). A bloom value
-// does not record them, so they come from the aggregate's call: only when
-// they are constants there (the usual case), and not in Citus's
-// coordinator, whose final call is its own aggregate's (aggregate_call_args).
-static void warn_past_capacity(FunctionCallInfo fcinfo, struct varlena* v) {
-    List* args = aggregate_call_args(fcinfo);
-    const Const* n = aggregate_const_arg(args, 1);
-    const Const* fpr = aggregate_const_arg(args, 2);
-    if (n == nullptr || fpr == nullptr || n->consttype != INT8OID || fpr->consttype != FLOAT8OID) return;
+// Warns when the filter bloom_agg built is past the n and fpr it was given,
+// which it records (capacity_warning.hpp), read from all its bits (one pass).
+static void warn_past_capacity(struct varlena* v) {
     const Opened o = inspect(v);
+    if (!o.sizing.known()) return;  // (a state of another build)
     const sketch::FillEstimate fill = sb::fill(o.g, sb::count_bits(bloom_bits(o.v), o.g.bytes));
-    warn_past_capacity(nullptr, {"bloom_agg", "a Bloom filter",
-                                 "Give bloom_agg a larger n, or use a shared Bloom filter, which grows as it fills.", fill,
-                                 false, static_cast<uint64>(DatumGetInt64(n->constvalue)), DatumGetFloat8(fpr->constvalue)});
+    warn_past_capacity(nullptr, {"bloom_agg", "a Bloom filter", kPastCapacityHint, fill, false, o.sizing.n, o.sizing.fpr});
 }
 
 // A large filter's state as a plain bloom (agg_state.hpp: BufferedState::finish);
@@ -180,7 +176,7 @@ SKETCH_FUNCTION(bloom_agg_final) {
     if (PG_ARGISNULL(0)) PG_RETURN_NULL();
     struct varlena* out = BloomAggState::is_one(PG_GETARG_DATUM(0)) ? BloomAggState::of(PG_GETARG_DATUM(0))->finish(fcinfo)
                                                                      : detoast_large(PG_GETARG_DATUM(0));
-    warn_past_capacity(fcinfo, out);
+    warn_past_capacity(out);
     PG_RETURN_POINTER(out);
 }
 
@@ -193,7 +189,9 @@ static size_t bloom_agg_state_bytes(List* args) {
     if (n == nullptr || fpr == nullptr || (list_length(args) > 3 && layout == nullptr)) return 0;
     const char* spec = layout != nullptr ? TextDatumGetCString(layout->constvalue) : nullptr;
     try {
-        return bloom_plain_size(geometry_of(DatumGetInt64(n->constvalue), DatumGetFloat8(fpr->constvalue), spec));
+        const int64_t items = DatumGetInt64(n->constvalue);
+        const double rate = DatumGetFloat8(fpr->constvalue);
+        return bloom_plain_size(geometry_of(items, rate, spec), sb::Sizing{uint64_t(items), rate});
     } catch (...) {
         return 0;  // the aggregate reports it when it runs
     }
@@ -220,7 +218,7 @@ static Datum combine_into_state(FunctionCallInfo fcinfo, void (*into)(uint8_t*, 
     struct varlena* v;
     if (BloomAggState::is_one(state)) {
         v = BloomAggState::of(state)->flat;
-    } else if (toast_raw_datum_size(state) >= kBloomBitsOffset + kBufferFromBytes + sb::kTailPad) {
+    } else if (toast_raw_datum_size(state) >= kSizedBloomBitsOffset + kBufferFromBytes + sb::kTailPad) {
         made = BloomAggState::create_copy(aggcontext, "bloom combined state", state);  // detoasted straight in
         v = made->flat;
         result = made->datum();
@@ -231,7 +229,7 @@ static Datum combine_into_state(FunctionCallInfo fcinfo, void (*into)(uint8_t*, 
     Opened a = inspect(v);
     Opened b = open_value(PG_GETARG_DATUM(1));
     check_compatible(a, b, what);
-    if (!a.item.known() && b.item.known()) sb::write_header(bloom_header(a.v), a.g, a.seed, b.item);
+    if (!a.item.known() && b.item.known()) sb::write_header(bloom_header(a.v), a.g, a.seed, b.item, a.sizing);
     if (made != nullptr)
         made->filter = BloomFilter{a.g, &guarded([&]() -> const sb::Ops& { return sb::ops_for(a.g.layout); })};
     into(bloom_bits(a.v), bloom_bits(b.v), a.g.bytes);

@@ -11,6 +11,7 @@
 #include "types/bloom_value.hpp"
 #include "types/bloom_sql_internal.hpp"
 #include "types/agg_state.hpp"
+#include "capacity_warning.hpp"
 #include "guard.hpp"
 #include "memory/detoast_into.hpp"
 #include "memory/huge_pages.hpp"
@@ -35,11 +36,11 @@ using sketch::Hash128;
 
 namespace sketch_pg {
 
-struct varlena* bloom_value_new(const sb::Geometry& g, uint64_t seed, sketch::ItemClass item) {
-    const size_t size = bloom_plain_size(g);
+struct varlena* bloom_value_new(const sb::Geometry& g, uint64_t seed, sketch::ItemClass item, const sb::Sizing& sizing) {
+    const size_t size = bloom_plain_size(g, sizing);
     auto* v = static_cast<struct varlena*>(palloc0_large(size));
     SET_VARSIZE(v, size);
-    sb::write_header(bloom_header(v), g, seed, item);
+    sb::write_header(bloom_header(v), g, seed, item, sizing);
     return v;
 }
 
@@ -65,7 +66,7 @@ static LayoutName layout_name(const sb::Layout& l) {
 static sb::Header checked_header(struct varlena* v) {
     const size_t len = VARSIZE(v);
     sb::Header h = sb::read_header(bloom_header(v), len - VARHDRSZ, sketch::Errc::corrupted);
-    const size_t plain = bloom_plain_size(h.geometry);
+    const size_t plain = bloom_plain_size(h.geometry, h.sizing);
     if (len != plain)
         sketch::fail(sketch::Errc::corrupted, "bloom value of %zu bytes is inconsistent with its header (%zu bytes expected)",
                      len, plain);
@@ -75,16 +76,16 @@ static sb::Header checked_header(struct varlena* v) {
 // Validates the header of a detoasted value against its length.
 Opened inspect(struct varlena* v) {
     const sb::Header h = guarded([&] { return checked_header(v); });
-    return Opened{v, h.geometry, h.seed, h.item};
+    return Opened{v, h.geometry, h.seed, h.item, h.sizing};
 }
 
 // A value ready to read: detoasted (a bloom_agg state is flattened, its
 // buffered hashes applied) and validated.
 Opened open_value(Datum d) { return inspect(detoast_large(d)); }
 
-// A copy of the value, holding items of class item.
+// A copy of the value (and its sizing), holding items of class item.
 static struct varlena* copy_value(const Opened& o, sketch::ItemClass item) {
-    struct varlena* c = bloom_value_new(o.g, o.seed, item);
+    struct varlena* c = bloom_value_new(o.g, o.seed, item, o.sizing);
     std::memcpy(bloom_bits(c), bloom_bits(o.v), o.g.bytes);
     return c;
 }
@@ -131,17 +132,19 @@ static const char* kind_name(sb::Kind k) {
 
 // The external (binary) form: header + bit array.
 static void write_external(const Opened& o, uint8_t* out) {
-    sb::write_header(out, o.g, o.seed, o.item);
-    std::memcpy(out + sb::kHeaderBytes, bloom_bits(o.v), o.g.bytes);
+    sb::write_header(out, o.g, o.seed, o.item, o.sizing);
+    std::memcpy(out + sb::header_bytes(o.sizing), bloom_bits(o.v), o.g.bytes);
 }
+
+static size_t external_size(const Opened& o) { return sb::external_size(o.g, o.sizing); }
 
 // External form -> value; what fails validation is reported as `code`, a
 // geometry other than the type modifier's (-1: none) as check_bloom_modifier does.
 static struct varlena* from_external(const uint8_t* data, size_t len, sketch::Errc code, int32 typmod) {
     sb::Header h = guarded([&] { return sb::read_external(data, len, code); });
     check_bloom_modifier(h.geometry, typmod);
-    struct varlena* v = bloom_value_new(h.geometry, h.seed, h.item);
-    std::memcpy(bloom_bits(v), data + sb::kHeaderBytes, h.geometry.bytes);
+    struct varlena* v = bloom_value_new(h.geometry, h.seed, h.item, h.sizing);
+    std::memcpy(bloom_bits(v), data + sb::header_bytes(h.sizing), h.geometry.bytes);
     return v;
 }
 
@@ -154,20 +157,21 @@ using namespace sketch_pg::bloom_sql;
 // The text decodes straight into the value (the binary form is the value's
 // header and bit array), which is then validated, its header written anew
 // and its padding zeroed: no second copy of a large filter, as Citus's
-// coordinator reads one partial state per shard.
+// coordinator reads one partial state per shard. Both header lengths leave
+// the bit array at a multiple of 8, so the value's size follows from the
+// decoded length alone (bloom_plain_size once the header is read).
 SKETCH_FUNCTION(bloom_in) {
     const char* s = PG_GETARG_CSTRING(0);
     const size_t len = strlen(s);
     const size_t n = guarded([&] { return sketch::filter_text::decoded_bytes(s, len, "bloom"); });
-    const size_t bits = n > sb::kHeaderBytes ? n - sb::kHeaderBytes : 0;
-    const size_t size = kBloomBitsOffset + ((bits + 7) & ~size_t(7)) + sb::kTailPad;
+    const size_t size = ((VARHDRSZ + n + 7) & ~size_t(7)) + sb::kTailPad;
     auto* v = static_cast<struct varlena*>(palloc_large(size));
     guarded([&] { sketch::filter_text::read_text(s, len, bloom_header(v), "bloom"); });
     const sb::Header h = guarded([&] { return sb::read_external(bloom_header(v), n, sketch::Errc::invalid_text); });
     check_bloom_modifier(h.geometry, io_typmod(fcinfo));
-    std::memset(bloom_bits(v) + bits, 0, size - kBloomBitsOffset - bits);
+    std::memset(reinterpret_cast<uint8_t*>(v) + VARHDRSZ + n, 0, size - VARHDRSZ - n);
     SET_VARSIZE(v, size);
-    sb::write_header(bloom_header(v), h.geometry, h.seed, h.item);
+    sb::write_header(bloom_header(v), h.geometry, h.seed, h.item, h.sizing);
     PG_RETURN_POINTER(v);
 }
 
@@ -176,11 +180,10 @@ SKETCH_FUNCTION(bloom_in) {
 SKETCH_FUNCTION(bloom_out) {
     struct varlena* state = agg_state_value(PG_GETARG_DATUM(0));
     Opened o = state != nullptr ? inspect(state) : open_value(PG_GETARG_DATUM(0));
-    uint8_t header[sb::kHeaderBytes];
-    sb::write_header(header, o.g, o.seed, o.item);
-    const size_t n = sb::kHeaderBytes + o.g.bytes;
-    char* out = static_cast<char*>(palloc_large(sketch::filter_text::text_bytes(n) + 1));
-    sketch::filter_text::write_text(header, sb::kHeaderBytes, bloom_bits(o.v), o.g.bytes, out);
+    uint8_t header[sb::kSizedHeaderBytes];
+    sb::write_header(header, o.g, o.seed, o.item, o.sizing);
+    char* out = static_cast<char*>(palloc_large(sketch::filter_text::text_bytes(external_size(o)) + 1));
+    sketch::filter_text::write_text(header, sb::header_bytes(o.sizing), bloom_bits(o.v), o.g.bytes, out);
     PG_RETURN_CSTRING(out);
 }
 
@@ -195,7 +198,7 @@ SKETCH_FUNCTION(bloom_recv) {
 
 SKETCH_FUNCTION(bloom_send) {
     Opened o = open_value(PG_GETARG_DATUM(0));
-    const size_t n = sb::kHeaderBytes + o.g.bytes;
+    const size_t n = external_size(o);
     bytea* out = static_cast<bytea*>(palloc_large(VARHDRSZ + n));
     SET_VARSIZE(out, VARHDRSZ + n);
     write_external(o, reinterpret_cast<uint8_t*>(VARDATA(out)));
@@ -216,7 +219,7 @@ SKETCH_FUNCTION(bloom_empty) {
     const char* layout = layout_arg(fcinfo, 2);
     const uint64_t seed = PG_NARGS() > 3 && !PG_ARGISNULL(3) ? uint64_t(PG_GETARG_INT64(3)) : 0;
     sb::Geometry g = resolve_geometry(n, fpr, layout);
-    PG_RETURN_POINTER(bloom_value_new(g, seed));
+    PG_RETURN_POINTER(bloom_value_new(g, seed, {}, sb::Sizing{uint64_t(n), fpr}));
 }
 
 SKETCH_FUNCTION(bloom_empty_bits) {
@@ -234,7 +237,8 @@ SKETCH_FUNCTION(bloom_empty_bits) {
                          layout);
         return sb::geometry_for_bits(l, uint64_t(bits));
     });
-    PG_RETURN_POINTER(bloom_value_new(g, seed));
+    // sized by its bits alone: no capacity to warn past (version 2 form)
+    PG_RETURN_POINTER(bloom_value_new(g, seed, {}, {}));
 }
 
 SKETCH_FUNCTION(bloom_fpr_for) {
@@ -301,7 +305,7 @@ struct varlena* cached_filter(FunctionCallInfo fcinfo, LookupCache* c, Datum d) 
     struct varlena* v;
     if (VARATT_IS_EXTERNAL_ONDISK(raw)) {
         // validated below, against the header validated last
-        v = fetch_filter(&c->fetched, raw, fcinfo->flinfo->fn_mcxt, kBloomBitsOffset, [](struct varlena*) {});
+        v = fetch_filter(&c->fetched, raw, fcinfo->flinfo->fn_mcxt, kSizedBloomBitsOffset, [](struct varlena*) {});
     } else {
         v = detoast_large(d);
     }
@@ -349,6 +353,20 @@ SKETCH_FUNCTION(bloom_contains) {
     PG_RETURN_BOOL(c->ops->contains_one(span, h));
 }
 
+// Whether a value with a sizing is past it, from the sample the per-add
+// check reads; a value without one never is.
+static bool sampled_past_capacity(const sb::Geometry& g, const sb::Sizing& s, const uint8_t* bits) {
+    return s.known() && sketch::past_capacity(sb::sampled_fill(g, bits), s.n, s.fpr);
+}
+
+// The warning of an add that left the value c (a copy of o) past its
+// capacity (capacity_warning.hpp); was_past: sampled_past_capacity before it.
+static void check_capacity(CapacityMemo* memo, const char* function, const Opened& o, struct varlena* c, bool was_past) {
+    if (!o.sizing.known()) return;
+    warn_past_capacity(memo, {function, "a Bloom filter", kPastCapacityHint, sb::sampled_fill(o.g, bloom_bits(c)), was_past,
+                              o.sizing.n, o.sizing.fpr});
+}
+
 SKETCH_FUNCTION(bloom_add) {
     if (PG_ARGISNULL(0)) PG_RETURN_NULL();
     if (PG_ARGISNULL(1)) PG_RETURN_DATUM(PG_GETARG_DATUM(0));
@@ -356,8 +374,11 @@ SKETCH_FUNCTION(bloom_add) {
     Opened o = open_value(PG_GETARG_DATUM(0));
     check_item(o.item, hasher, ItemUse::add, "the bloom filter", "bloom_add_many");
     struct varlena* c = copy_value(o, hasher->item);
+    const bool was_past = sampled_past_capacity(o.g, o.sizing, bloom_bits(o.v));
     const Hash128 h = hash_item(hasher, PG_GETARG_DATUM(1), o.seed);
     guarded([&] { sb::add(o.g, bloom_bits(c), h); });
+    static CapacityMemo memo;  // bloom_add's
+    check_capacity(&memo, "bloom_add", o, c, was_past);
     PG_RETURN_POINTER(c);
 }
 
@@ -374,6 +395,7 @@ SKETCH_FUNCTION(bloom_add_many) {
     Opened o = open_value(PG_GETARG_DATUM(0));
     check_item(o.item, hasher, ItemUse::add, "the bloom filter", nullptr);
     struct varlena* c = copy_value(o, o.item);
+    const bool was_past = sampled_past_capacity(o.g, o.sizing, bloom_bits(o.v));
     const sb::Ops& ops = guarded([&]() -> const sb::Ops& { return sb::ops_for(o.g.layout); });
     const sb::Span span = sb::span_for(o.g, bloom_bits(c));
     Hash128 batch[kAddBatch];
@@ -388,7 +410,9 @@ SKETCH_FUNCTION(bloom_add_many) {
         }
     });
     ops.insert_many(span, batch, pending);
-    if (added && !o.item.known()) sb::write_header(bloom_header(c), o.g, o.seed, hasher->item);
+    if (added && !o.item.known()) sb::write_header(bloom_header(c), o.g, o.seed, hasher->item, o.sizing);
+    static CapacityMemo memo;  // bloom_add_many's
+    check_capacity(&memo, "bloom_add_many", o, c, was_past);
     PG_RETURN_POINTER(c);
 }
 
@@ -448,14 +472,17 @@ SKETCH_FUNCTION(bloom_info) {
     const sketch::FillEstimate fill = sb::fill(o.g, set);
     LayoutName name = layout_name(o.g.layout);
     const sb::Layout& l = o.g.layout;
+    char sizing[96] = "\"capacity\": null, \"fp_rate\": null";  // (a value that records none)
+    if (o.sizing.known())
+        snprintf(sizing, sizeof sizing, "\"capacity\": %" PRIu64 ", \"fp_rate\": %.17g", o.sizing.n, o.sizing.fpr);
     char json[1024];
     snprintf(json, sizeof json,
                   "{\"version\": %u, \"layout\": \"%s\", \"kind\": \"%s\", \"block\": \"%s\", \"k\": %u, \"kp\": %u, "
                   "\"stride\": %u, \"capacity_bits\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"bits_set\": %" PRIu64
-                  ", \"fill_ratio\": %.6g, \"estimated_count\": %.6g, \"estimated_fpr\": %.6g, \"seed\": %" PRId64 "}",
-                  o.item.known() ? 2u : 1u, name.text, kind_name(l.kind), sb::block_name(l.block), l.k, l.kp,
+                  ", \"fill_ratio\": %.6g, \"estimated_count\": %.6g, \"estimated_fpr\": %.6g, \"seed\": %" PRId64 ", %s}",
+                  o.sizing.known() ? 3u : o.item.known() ? 2u : 1u, name.text, kind_name(l.kind), sb::block_name(l.block), l.k, l.kp,
                   l.kind == sb::Kind::cbf ? 0u : sb::stride_bytes(l), o.g.bits(), o.g.bytes, set,
-                  double(set) / double(o.g.bits()), fill.count, fill.fpr, int64_t(o.seed));
+                  double(set) / double(o.g.bits()), fill.count, fill.fpr, int64_t(o.seed), sizing);
     PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
 }
 

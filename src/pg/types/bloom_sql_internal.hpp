@@ -10,12 +10,17 @@ namespace sketch_pg::bloom_sql {
 // for the caches (prefetching pays off there); small states insert directly.
 constexpr uint64_t kBufferFromBytes = 128 * 1024;
 
+// The HINT of the warning of an add or aggregate that takes a value past its capacity.
+constexpr const char* kPastCapacityHint =
+    "Build the filter with a larger n, or use a shared Bloom filter, which grows as it fills.";
+
 // A detoasted bloom value and what its header says.
 struct Opened {
     struct varlena* v;
     sketch::bloom::Geometry g;
     uint64_t seed;
     sketch::ItemClass item;
+    sketch::bloom::Sizing sizing;
 };
 
 // Validates the header of a detoasted value against its length.

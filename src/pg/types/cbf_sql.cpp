@@ -404,7 +404,9 @@ SKETCH_FUNCTION(cbf_to_bloom) {
         l.kp = view.g.k;
         return sketch::bloom::geometry_for_positions(l, view.g.lines());
     });
-    varlena* result = sketch_pg::bloom_value_new(g, view.g.seed, view.item);
+    // it holds what the cbf did: the cbf's capacity and fpr are its own
+    varlena* result =
+        sketch_pg::bloom_value_new(g, view.g.seed, view.item, sketch::bloom::Sizing{view.g.capacity, view.g.fpr});
     cbf::to_bits(view.g, view.counters, reinterpret_cast<uint64_t*>(sketch_pg::bloom_bits(result)));
     PG_RETURN_POINTER(result);
 }
