@@ -129,7 +129,7 @@ ASAN_UNIT     = $(SAN_DIR)/unit_tests_asan
 TSAN_SRCS     = $(filter %/test_shared_rwlock.cpp %/test_shared_file.cpp %/test_shared_cbf.cpp %/test_cbf_block_atomic.cpp \
                   %/test_shared_reservoir.cpp,$(UNIT_SRCS))
 TSAN_CORE     = $(filter %/error.cpp %/hash.cpp %/cbf.cpp %/rwlock.cpp %/reservoir.cpp %/shared_file.cpp \
-                  %/shared_file_create.cpp %/shared_file_growth.cpp %/shared_reservoir.cpp %/object_ops.cpp %/shared_cbf_format.cpp \
+                  %/shared_file_create.cpp %/shared_folders.cpp %/shared_file_growth.cpp %/shared_reservoir.cpp %/object_ops.cpp %/shared_cbf_format.cpp \
                   %/cbf_block.cpp %/cbf_layout.cpp %/bloom_formulas.cpp %/bloom_layout.cpp %/scaling.cpp,$(CORE_SRCS))
 TSAN_OBJS     = $(patsubst %.cpp,$(SAN_DIR)/tsan/%.o,$(TSAN_SRCS) $(TSAN_CORE))
 TSAN_UNIT     = $(SAN_DIR)/unit_tests_tsan

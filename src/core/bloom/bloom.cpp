@@ -163,13 +163,6 @@ Span span_for(const Geometry& g, uint8_t* bits) {
     return s;
 }
 
-uint64_t count_bits(const uint8_t* bits, uint64_t bytes) {
-    uint64_t n = 0, i = 0;
-    for (; i + 8 <= bytes; i += 8) n += uint64_t(__builtin_popcountll(load<uint64_t>(bits + i)));
-    for (; i < bytes; ++i) n += uint64_t(__builtin_popcount(bits[i]));
-    return n;
-}
-
 void union_into(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
     uint64_t i = 0;
     for (; i + 8 <= bytes; i += 8) store<uint64_t>(dst + i, load<uint64_t>(dst + i) | load<uint64_t>(src + i));

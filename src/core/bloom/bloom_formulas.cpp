@@ -2,6 +2,7 @@
 // including overlapping strides), capacity search, the choice of K', and the
 // estimate of distinct insertions from the fill of the array.
 #include <cmath>
+#include <cstring>
 
 #include "bloom/bloom.hpp"
 #include "bloom/bloom_fill.hpp"
@@ -275,6 +276,17 @@ double estimated_count(const Geometry& g, uint64_t bits_set) {
     const double m = double(g.bits());
     const double x = bits_set >= g.bits() ? m - 0.5 : double(bits_set);
     return -std::log1p(-x / m) * m / bits_per_insert(g.layout);
+}
+
+uint64_t count_bits(const uint8_t* bits, uint64_t bytes) {
+    uint64_t n = 0, i = 0;
+    for (; i + 8 <= bytes; i += 8) {
+        uint64_t w;
+        std::memcpy(&w, bits + i, 8);
+        n += uint64_t(__builtin_popcountll(w));
+    }
+    for (; i < bytes; ++i) n += uint64_t(__builtin_popcount(bits[i]));
+    return n;
 }
 
 FillEstimate fill(const Geometry& g, uint64_t bits_set) {
