@@ -254,34 +254,37 @@ COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, int) IS
 'shared_cbf_create; with if_not_exists, a name already taken gives a notice and false instead of an error; true when it created';
 REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, int) FROM PUBLIC;
 
-DO $$
+-- Drops create functions the update replaces (pairs of old and new
+-- signatures), first naming in a WARNING each role that had EXECUTE on an old
+-- one, with the GRANT to give it again on the new. Dropped at the end of
+-- this script.
+CREATE FUNCTION sketchshare_replace_functions(pairs text[]) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
-    m record;
+    i int;
     g record;
 BEGIN
-    FOR m IN SELECT * FROM (VALUES
-        ('sketchshare_old_bloom_create(text, bigint, float8, text)', 'shared_bloom_create(text, bigint, float8, text, int)'),
-        ('sketchshare_old_bloom_create_ine(text, bigint, float8, boolean, text)',
-         'shared_bloom_create(text, bigint, float8, boolean, text, int)'),
-        -- (the cbf forms as the blocked layouts' change below leaves them)
-        ('sketchshare_old_cbf_create(text, bigint, float8)', 'shared_cbf_create(text, bigint, float8, text, int)'),
-        ('sketchshare_old_cbf_create_ine(text, bigint, float8, boolean)',
-         'shared_cbf_create(text, bigint, float8, boolean, text, int)')) AS t(old, new)
-    LOOP
+    FOR i IN 1 .. pg_catalog.array_length(pairs, 1) LOOP
         FOR g IN SELECT a.grantee FROM pg_catalog.pg_proc p, pg_catalog.aclexplode(p.proacl) a
-                 WHERE p.oid OPERATOR(pg_catalog.=) m.old::pg_catalog.regprocedure
+                 WHERE p.oid OPERATOR(pg_catalog.=) pairs[i][1]::pg_catalog.regprocedure
                    AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE'
                    AND a.grantee OPERATOR(pg_catalog.<>) p.proowner
         LOOP
             RAISE WARNING 'the update replaces a create function on which a role had EXECUTE: give it again'
-                USING DETAIL = pg_catalog.format('GRANT EXECUTE ON FUNCTION %s TO %s;', m.new,
+                USING DETAIL = pg_catalog.format('GRANT EXECUTE ON FUNCTION %s TO %s;', pairs[i][2],
                     CASE WHEN g.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
                          ELSE g.grantee::pg_catalog.regrole::pg_catalog.text END);
         END LOOP;
-        EXECUTE pg_catalog.format('DROP FUNCTION %s', m.old);
+        EXECUTE pg_catalog.format('DROP FUNCTION %s', pairs[i][1]);
     END LOOP;
 END
 $$;
+
+SELECT sketchshare_replace_functions(ARRAY[
+    ['sketchshare_old_bloom_create(text, bigint, float8, text)', 'shared_bloom_create(text, bigint, float8, text, int)'],
+    ['sketchshare_old_bloom_create_ine(text, bigint, float8, boolean, text)', 'shared_bloom_create(text, bigint, float8, boolean, text, int)'],
+    -- (the cbf forms as the blocked layouts' change below leaves them)
+    ['sketchshare_old_cbf_create(text, bigint, float8)', 'shared_cbf_create(text, bigint, float8, text, int)'],
+    ['sketchshare_old_cbf_create_ine(text, bigint, float8, boolean)', 'shared_cbf_create(text, bigint, float8, boolean, text, int)']]);
 
 DROP FUNCTION sketchshare_shared.file_info(text);
 CREATE FUNCTION sketchshare_shared.file_info(name text,
@@ -496,27 +499,8 @@ COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, text, int) 
 'shared_cbf_create; with if_not_exists, a name already taken gives a notice and false instead of an error; true when it created';
 REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, text, int) FROM PUBLIC;
 
-DO $$
-DECLARE
-    m record;
-    g record;
-BEGIN
-    FOR m IN SELECT * FROM (VALUES
-        ('sketchshare_old_cbf_create(text, bigint, float8, int)', 'shared_cbf_create(text, bigint, float8, text, int)'),
-        ('sketchshare_old_cbf_create_ine(text, bigint, float8, boolean, int)',
-         'shared_cbf_create(text, bigint, float8, boolean, text, int)')) AS t(old, new)
-    LOOP
-        FOR g IN SELECT a.grantee FROM pg_catalog.pg_proc p, pg_catalog.aclexplode(p.proacl) a
-                 WHERE p.oid OPERATOR(pg_catalog.=) m.old::pg_catalog.regprocedure
-                   AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE'
-                   AND a.grantee OPERATOR(pg_catalog.<>) p.proowner
-        LOOP
-            RAISE WARNING 'the update replaces a create function on which a role had EXECUTE: give it again'
-                USING DETAIL = pg_catalog.format('GRANT EXECUTE ON FUNCTION %s TO %s;', m.new,
-                    CASE WHEN g.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
-                         ELSE g.grantee::pg_catalog.regrole::pg_catalog.text END);
-        END LOOP;
-        EXECUTE pg_catalog.format('DROP FUNCTION %s', m.old);
-    END LOOP;
-END
-$$;
+SELECT sketchshare_replace_functions(ARRAY[
+    ['sketchshare_old_cbf_create(text, bigint, float8, int)', 'shared_cbf_create(text, bigint, float8, text, int)'],
+    ['sketchshare_old_cbf_create_ine(text, bigint, float8, boolean, int)', 'shared_cbf_create(text, bigint, float8, boolean, text, int)']]);
+
+DROP FUNCTION sketchshare_replace_functions(text[]);
