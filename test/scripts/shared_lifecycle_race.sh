@@ -11,6 +11,9 @@
 #    so that others meet it while it is being written), drop, add, contains,
 #    count (the last three in repeatable-read transactions half of the time,
 #    whose snapshots lag behind the drops). Every failure is recorded.
+# 3. Catalog invalidations: while another session keeps changing the catalog
+#    table's pg_class row (as autovacuum's statistics do), a session creates,
+#    reads and drops objects; none of its calls may find its object missing.
 set -euo pipefail
 : "${SKETCH_ROOT:?}" "${PGHOST:?}" "${PGPORT:?}"
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
@@ -103,4 +106,33 @@ bad=$(q "SELECT string_agg(DISTINCT op || ': ' || sqlstate || ' ' || message, E'
 [ -z "$bad" ] || fail "misleading errors: $bad"
 echo "ok: a step that raced a create or drop failed only with 42704, 42710 or 55006"
 check "every object left has a working file" "SELECT bool_and(status = 'ok') IS NOT FALSE FROM shared_objects"
+
+# 3. Catalog invalidations. Each GRANT or REVOKE commits a change to the
+# catalog table's pg_class row, which every backend takes in at its next lock
+# of the table: in the middle of a catalog query, that once made the object
+# look missing (about 2 calls in 3 here).
+q "CREATE TABLE stop_invalidating ()" >/dev/null
+psql -X -q -v ON_ERROR_STOP=1 >"$WORK/invalidator.log" 2>&1 <<'SQL' &
+DO $$
+BEGIN
+    WHILE NOT EXISTS (SELECT FROM stop_invalidating) LOOP
+        GRANT SELECT ON sketchshare_shared.objects TO PUBLIC;
+        COMMIT;
+        REVOKE SELECT ON sketchshare_shared.objects FROM PUBLIC;
+        COMMIT;
+    END LOOP;
+END $$;
+SQL
+PIDS+=($!)
+for i in $(seq 1 100); do
+    echo "SELECT shared_reservoir_create('inv$i', 5);"
+    echo "SELECT shared_reservoir_count('inv$i');"
+    echo "SELECT shared_drop('inv$i');"
+done | psql -X -q -At >"$WORK/creates.log" 2>&1
+q "INSERT INTO stop_invalidating DEFAULT VALUES" >/dev/null
+wait "${PIDS[-1]}" || fail "the invalidating session: $(cat "$WORK/invalidator.log")"
+errors=$(grep -c ERROR "$WORK/creates.log" || true)
+[ "$errors" -eq 0 ] || fail "$errors calls failed amid catalog invalidations: $(grep -m 3 ERROR "$WORK/creates.log")"
+[ "$(grep -c '^t$' "$WORK/creates.log")" -eq 100 ] || fail "not every object was dropped: $(head -5 "$WORK/creates.log")"
+echo "ok: 300 calls amid catalog invalidations found their objects"
 echo "all lifecycle race checks passed"

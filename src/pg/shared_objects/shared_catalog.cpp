@@ -115,6 +115,18 @@ bool home_is_here() {
            DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)) == MyDatabaseId;
 }
 
+// catalog_ours, asked again after a query of the catalog (between
+// begin_catalog and end_catalog). The query's lock on the catalog table takes
+// in pending invalidations, and any change to that table's pg_class row sends
+// one (autovacuum's statistics, a GRANT on it): catalog_invalidated then
+// clears catalog_ours while the query runs, though the home row still names
+// this database. Taken as the answer, that made an existing object "not
+// exist" (seen as a rare pg_regress failure right after a create).
+bool catalog_still_ours() {
+    if (!catalog_ours) catalog_ours = home_is_here();
+    return catalog_ours;
+}
+
 }  // namespace
 
 // Before a create or drop changes the catalog (between begin_catalog and
@@ -171,10 +183,11 @@ bool read_catalog(const char* name, CatalogRow* row) {
                              : "SELECT kind, owner, file_id, readonly, false FROM sketchshare_shared.objects "
                                "WHERE name OPERATOR(pg_catalog.=) $1",
         1, types, values, false);
-    bool found = SPI_processed == 1 && catalog_ours;
+    const SPITupleTable* objects = SPI_tuptable;  // kept until end_catalog
+    const bool found = SPI_processed == 1 && catalog_still_ours();
     if (found) {
-        HeapTuple t = SPI_tuptable->vals[0];
-        TupleDesc d = SPI_tuptable->tupdesc;
+        HeapTuple t = objects->vals[0];
+        TupleDesc d = objects->tupdesc;
         bool isnull;
         char* kind = SPI_getvalue(t, d, 1);
         row->kind = kind_from_text(kind);
@@ -212,10 +225,11 @@ bool committed_file_id(const char* name, uint64* file_id) {
     const Snapshot now = IsInParallelMode() ? InvalidSnapshot : GetLatestSnapshot();
     const int rc = SPI_execute_snapshot(plan, values, nullptr, now, InvalidSnapshot, true, false, 1);
     if (rc < 0) elog(ERROR, "SPI_execute_snapshot failed: %s", SPI_result_code_string(rc));
-    const bool found = SPI_processed == 1 && catalog_ours;
+    const SPITupleTable* objects = SPI_tuptable;  // kept until end_catalog
+    const bool found = SPI_processed == 1 && catalog_still_ours();
     if (found) {
         bool isnull;
-        *file_id = uint64(DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)));
+        *file_id = uint64(DatumGetInt64(SPI_getbinval(objects->vals[0], objects->tupdesc, 1, &isnull)));
     }
     end_catalog(&s);
     return found;
