@@ -102,9 +102,10 @@ run_regress() {
     echo "== pg_regress ($name)"
     local tests
     tests=$(cd "$SKETCH_ROOT/sql" && ls *.sql | sed 's/\.sql$//' | sort)
-    PGOPTIONS="$options" "$($PG_CONFIG --pkglibdir)/pgxs/src/test/regress/pg_regress" \
+    # from the root, where the tests' \i sql/include/... lines name their files
+    (cd "$SKETCH_ROOT" && PGOPTIONS="$options" "$($PG_CONFIG --pkglibdir)/pgxs/src/test/regress/pg_regress" \
         --inputdir="$SKETCH_ROOT" --outputdir="$dir" --bindir="$($PG_CONFIG --bindir)" \
-        --dbname="regress_$name" --load-extension=sketchshare $tests >"$dir/log" 2>&1 || true
+        --dbname="regress_$name" --load-extension=sketchshare $tests) >"$dir/log" 2>&1 || true
     cat "$dir/log"
     local ok bad
     ok=$(grep -cE '\.\.\. ok|^ok [0-9]+ ' "$dir/log" || true)

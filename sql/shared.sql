@@ -1,12 +1,6 @@
 -- Shared counting Bloom filters: the SQL surface, transactions and every error.
 -- (Privileges are in shared_privileges.sql.)
-CREATE FUNCTION pg_temp.sqlstate_of(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-    RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE;
-END $$;
+\i sql/include/sqlstate_of.sql
 
 -- create, add, contains, count_of
 SELECT shared_cbf_create('seen', 1000);

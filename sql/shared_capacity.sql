@@ -3,14 +3,7 @@
 -- immediate and transactional adds; the items held and the expansion in
 -- shared_objects and the stats; bad expansion values. Rates of 1e-9 keep
 -- false positives out of the counts.
-CREATE FUNCTION pg_temp.sqlstate_of(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-    RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE;
-END
-$$;
+\i sql/include/sqlstate_of.sql
 SELECT shared_bloom_create('fixed_bf', 10, 1e-9, expansion => 0);
 SELECT shared_cbf_create('fixed_cbf', 10, 1e-9, expansion => 0);
 SELECT shared_bloom_create('grows_bf', 10, 1e-9);

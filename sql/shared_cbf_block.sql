@@ -3,14 +3,7 @@
 -- saturation, stats and shared_objects, snapshots and merges with values of
 -- the same layout, growth, transactional adds, freeze and clear; bad
 -- layouts. Rates of 1e-6 keep false positives out of the counts.
-CREATE FUNCTION pg_temp.sqlstate_of(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-    RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE;
-END
-$$;
+\i sql/include/sqlstate_of.sql
 SELECT shared_cbf_create('blk', 1000, 1e-6, layout => 'block<8>', expansion => 0);
 SELECT shared_cbf_create('blk_auto', 1000, 0.01, 'block');
 SELECT shared_cbf_create('blk_ine', 1000, 0.01, true, 'Block < 6 >', 0) AS created,

@@ -4,14 +4,7 @@ CREATE ROLE regress_shared_owner;
 CREATE ROLE regress_shared_other;
 CREATE ROLE regress_shared_member IN ROLE regress_shared_owner;
 CREATE ROLE regress_shared_files IN ROLE pg_write_server_files, pg_read_server_files;
-CREATE FUNCTION pg_temp.sqlstate_of(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-    RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE;
-END $$;
-GRANT EXECUTE ON FUNCTION pg_temp.sqlstate_of(text) TO PUBLIC;
+\i sql/include/sqlstate_of.sql
 CREATE FUNCTION pg_temp.leak(text) RETURNS boolean LANGUAGE plpgsql COST 0.0001 AS $$
 BEGIN
     RAISE NOTICE 'leaked %', $1;

@@ -1,11 +1,5 @@
 -- Refusals of shared object calls, in the user's terms.
-CREATE FUNCTION pg_temp.sqlstate_of(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-    RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE;
-END $$;
+\i sql/include/sqlstate_of.sql
 
 -- A missing object is an error whatever the item: a NULL item (value, array,
 -- weight, seed) gives NULL only once the object is found and may be used.

@@ -1,13 +1,6 @@
 -- Shared reservoirs: the SQL surface, transactions, freeze, privileges and
 -- every error. Samples are made reproducible with shared_reservoir_seed.
-CREATE FUNCTION pg_temp.sqlstate_of(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE q;
-    RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-    RETURN SQLSTATE;
-END $$;
-GRANT EXECUTE ON FUNCTION pg_temp.sqlstate_of(text) TO PUBLIC;
+\i sql/include/sqlstate_of.sql
 
 -- create, fill, sample
 SELECT shared_reservoir_create('rs', 5);
