@@ -177,21 +177,21 @@ TEST_P(MappedFileChanges, AreSeenAndTheValidatedHeaderKept) {
     EXPECT_EQ(m.fixed.file_id, 21u);
     ASSERT_EQ(m.fixed.geometry_len, sizeof geometry);
     EXPECT_EQ(std::memcmp(m.fixed.geometry, &geometry, sizeof geometry), 0);
-    EXPECT_FALSE(sh::file_changed(m, p));
+    EXPECT_FALSE(sh::file_changed(m, p.c_str()));
     m.payload()[3] = 1;  // the payload and the mutable words are the objects' to change
     sh::set_flags(m.header(), sh::kFrozen);
     sh::add_ops(m.header(), 1, 1);
-    EXPECT_FALSE(sh::file_changed(m, p));
+    EXPECT_FALSE(sh::file_changed(m, p.c_str()));
     const std::string used = slurp(p);
 
     // edits of the mapped header, then the file put back in place
     auto expect_edit_seen = [&](auto edit, const char* what) {
         edit(m.header());
-        EXPECT_TRUE(sh::file_changed(m, p)) << what;
+        EXPECT_TRUE(sh::file_changed(m, p.c_str())) << what;
         EXPECT_EQ(std::memcmp(m.fixed.geometry, &geometry, sizeof geometry), 0) << what;
         EXPECT_EQ(m.fixed.geometry_len, sizeof geometry) << what;
         spit(p, used);
-        EXPECT_FALSE(sh::file_changed(m, p)) << what << ", put back";
+        EXPECT_FALSE(sh::file_changed(m, p.c_str())) << what << ", put back";
     };
     expect_edit_seen([](sh::FileHeader* h) { h->geometry[0] ^= 1; }, "geometry");
     expect_edit_seen(
@@ -207,9 +207,9 @@ TEST_P(MappedFileChanges, AreSeenAndTheValidatedHeaderKept) {
     // the file's size
     auto expect_seen = [&](const std::string& command, const char* what) {
         ASSERT_EQ(std::system(command.c_str()), 0) << command;
-        EXPECT_TRUE(sh::file_changed(m, p)) << what;
+        EXPECT_TRUE(sh::file_changed(m, p.c_str())) << what;
         spit(p, used);
-        EXPECT_FALSE(sh::file_changed(m, p)) << what << ", put back";
+        EXPECT_FALSE(sh::file_changed(m, p.c_str())) << what << ", put back";
     };
     const std::string size = std::to_string(sh::kHeaderBytes + geometry);
     expect_seen("truncate -s " + std::to_string(sh::kHeaderBytes) + " " + p, "truncated to its header");
@@ -223,11 +223,11 @@ TEST_P(MappedFileChanges, AreSeenAndTheValidatedHeaderKept) {
     auto expect_gone = [&](const char* name, const std::string& command, const char* what) {
         const std::string q = path(name);
         sh::Mapping g = map_new(q, 22);
-        EXPECT_FALSE(sh::file_changed(g, q)) << what;
+        EXPECT_FALSE(sh::file_changed(g, q.c_str())) << what;
         std::string run = command;
         for (size_t at; (at = run.find('@')) != std::string::npos;) run.replace(at, 1, q);
         ASSERT_EQ(std::system(run.c_str()), 0) << run;
-        EXPECT_TRUE(sh::file_changed(g, q)) << what;
+        EXPECT_TRUE(sh::file_changed(g, q.c_str())) << what;
         sh::unmap(g);
     };
     expect_gone("r1", "cp @ @.new && mv @.new @", "replaced");

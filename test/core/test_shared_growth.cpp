@@ -111,7 +111,7 @@ TEST_F(SharedGrowth, AnotherMappingFollowsAPublishedGrowth) {
     EXPECT_EQ(file_size(), bytes_of(2));
     // what a writes into the new sub-filter, b reads once it follows
     a.base[a.size - 1] = 0x5a;
-    EXPECT_FALSE(sh::file_changed(b, path));  // a longer file is growth, not damage
+    EXPECT_FALSE(sh::file_changed(b, path.c_str()));  // a longer file is growth, not damage
     EXPECT_TRUE(sh::follow_growth(b, path, "grows"));
     EXPECT_FALSE(sh::follow_growth(b, path, "grows"));
     EXPECT_EQ(b.subfilters, 2u);
@@ -177,7 +177,7 @@ TEST_F(SharedGrowth, AFixedSizeObjectDoesNotGrow) {
     EXPECT_FALSE(sh::follow_growth(a, path, "grows"));
     EXPECT_NE(refusal([&] { attach(); }).find("does not grow"), std::string::npos);
     ASSERT_EQ(truncate(path.c_str(), off_t(a.size + 4096)), 0);
-    EXPECT_TRUE(sh::file_changed(a, path));
+    EXPECT_TRUE(sh::file_changed(a, path.c_str()));
     sh::unmap(a);
 }
 

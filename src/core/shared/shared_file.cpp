@@ -310,11 +310,11 @@ FixedHeader fixed_part(const FileHeader& h) {
 
 }  // namespace
 
-bool file_changed(const Mapping& m, const std::string& path) noexcept {
+bool file_changed(const Mapping& m, const char* path) noexcept {
     struct stat st;
     // The file mapped has no link left once removed or replaced at its path.
     if (m.fd >= 0) return fstat(m.fd, &st) != 0 || st.st_nlink == 0 || !unchanged(m, st);
-    return lstat(path.c_str(), &st) != 0 || !unchanged(m, st);
+    return lstat(path, &st) != 0 || !unchanged(m, st);
 }
 
 void drop_descriptor(Mapping& m) noexcept {

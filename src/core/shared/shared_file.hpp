@@ -205,8 +205,9 @@ Mapping attach_file(const std::string& path, const char* label, uint32_t expecte
 // header's immutable part as validated, or no longer is at path: it was
 // truncated, extended, its header edited, or removed or replaced (renamed
 // over). Reads the mapped header only once the file is known to cover it.
-// One fstat of m's descriptor, or without one an lstat of path. Never throws.
-bool file_changed(const Mapping& m, const std::string& path) noexcept;
+// One fstat of m's descriptor, or without one an lstat of path (read only
+// then). Never throws.
+bool file_changed(const Mapping& m, const char* path) noexcept;
 // Closes m's descriptor (a process short of descriptors): file_changed then
 // looks at the path.
 void drop_descriptor(Mapping& m) noexcept;
