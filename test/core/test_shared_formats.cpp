@@ -11,6 +11,7 @@
 #include "bloom/bloom.hpp"
 #include "bloom/shared_bloom_format.hpp"
 #include "cbf/cbf.hpp"
+#include "cbf/cbf_layout.hpp"
 #include "cbf/shared_cbf_format.hpp"
 #include "error.hpp"
 
@@ -125,6 +126,40 @@ TEST(SharedCbfFormat, DamageRefused) {
     EXPECT_NE(m.find("shared object \"obj\""), std::string::npos) << m;
     scf::Description d;
     EXPECT_FALSE(scf::describe(bytes_of(&s), sizeof s - 1, &d));
+}
+
+// A block filter's counters are the fewest lines that meet its fpr at its
+// capacity: every block geometry the sizing makes (K chosen or given, K past
+// 16 where another formula applies, the later sub-filters of a growing
+// object) passes, and a classic file relabelled block (the scheme byte,
+// checksum rewritten) is refused although its m is a multiple of 128.
+TEST(SharedCbfFormat, BlockSizedByItsLayout) {
+    namespace cbf = sketch::cbf;
+    for (const char* layout : {"block", "block<2>", "block<8>", "block<20>"})
+        for (const int64_t capacity : {1, 1000, 123457})
+            for (const double fpr : {0.3, 0.01, 1e-5}) {
+                const cbf::Geometry first = cbf::geometry_for(capacity, fpr, cbf::parse_layout(layout));
+                const sketch::shared::Series series{uint64_t(capacity), fpr, 2};
+                for (const scf::Subfilter& sub : scf::subfilters(first, series, 4))
+                    EXPECT_TRUE(cbf::sized_by_its_layout(sub.g))
+                        << layout << " " << capacity << " " << fpr << " m " << sub.g.m << " k " << sub.g.k;
+                const scf::StoredGeometry s = scf::to_stored(first, 2);
+                EXPECT_NO_THROW(scf::validate("blk", bytes_of(&s), sizeof s, first.counter_bytes())) << layout;
+            }
+    const cbf::Geometry classic = cbf::geometry_for(1000, 0.01);
+    ASSERT_EQ(classic.m % cbf::kLineCounters, 0u);
+    EXPECT_TRUE(cbf::sized_by_its_layout(classic));
+    scf::StoredGeometry s = scf::to_stored(classic, 0);
+    s.scheme = cbf::kSchemeXxh3Block;
+    std::string m = corrupted_message([&] { scf::validate("obj", bytes_of(&s), sizeof s, classic.counter_bytes()); });
+    EXPECT_NE(m.find("shared object \"obj\": counting filter of layout block<7> has 16384 counters, not the fewest "
+                     "lines of 128 that meet fpr 0.01 at capacity 1000"),
+              std::string::npos)
+        << m;
+    // a line more than the sizing gives is refused too
+    cbf::Geometry wide = cbf::geometry_for(1000, 0.01, cbf::parse_layout("block<8>"));
+    wide.m += cbf::kLineCounters;
+    EXPECT_FALSE(cbf::sized_by_its_layout(wide));
 }
 
 }  // namespace

@@ -115,6 +115,11 @@ PATTERN="more than the limit" in_one_backend "cbf with m = 2^40 in its header, c
 # the scheme byte (at 60) names the layout: 1 classic, 2 block
 PATTERN="unknown hash scheme 3" in_one_backend "cbf with scheme 3 in its header, checksum rewritten" c "$c_use" \
     "$edit put_u8 $dir/c 60 3; $edit rehash $dir/c"
+# relabelled block: c's m, a power of two, is a multiple of 128 as well, so
+# only the block sizing (the fewest lines that meet its fpr) tells
+PATTERN="counting filter of layout block<[0-9]*> has [0-9]* counters, not the fewest lines" in_one_backend \
+    "classic cbf relabelled block (scheme 2), checksum rewritten" c "$c_use" \
+    "$edit put_u8 $dir/c 60 2; $edit rehash $dir/c"
 
 b_use="SELECT shared_bloom_contains('b', 'absent')"
 in_one_backend "bloom truncated to its header" b "$b_use" "truncate -s 12288 $dir/b" \

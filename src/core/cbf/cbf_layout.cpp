@@ -133,6 +133,12 @@ std::string format_layout(const Layout& l) {
     return std::string(l.kind == LayoutKind::block ? "block<" : "classic<") + std::to_string(l.k) + ">";
 }
 
+bool sized_by_its_layout(const Geometry& g) {
+    if (!g.blocked()) return true;
+    const double n = static_cast<double>(g.capacity);
+    return meets(n, g.fpr, g.k, g.lines()) && !meets(n, g.fpr, g.k, g.lines() - 1);
+}
+
 Layout layout_of(const Geometry& g) { return Layout{g.blocked() ? LayoutKind::block : LayoutKind::classic, g.k}; }
 
 Geometry geometry_for(int64_t capacity, double fpr, const Layout& l, uint64_t max_counters, uint64_t seed) {

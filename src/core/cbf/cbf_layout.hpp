@@ -42,6 +42,14 @@ Layout layout_of(const Geometry& g);
 // program_limit when it would need more than max_counters counters.
 Geometry geometry_for(int64_t capacity, double fpr, const Layout& l, uint64_t max_counters = kMaxCounters,
                       uint64_t seed = 0);
+// Whether a stored filter's counters are the ones its layout's sizing gives
+// its capacity, fpr and k: for the block layout, the fewest lines that meet
+// the fpr (that many meet it, one line fewer does not), as every block filter
+// is made. This is what tells a classic filter relabelled block, whose m may
+// well be a multiple of 128 too. Classic filters pass unchecked: two sizings
+// (classic and classic<K>) make them. The block sizing formula is thereby
+// part of the format: a change to it must keep reading existing filters.
+bool sized_by_its_layout(const Geometry& g);
 // The rate the formulas predict after n distinct adds into m counters
 // (classic: (1 - e^{-kn/m})^k; block: cbf_block.hpp); a layout without K
 // gets the K with the lowest rate.

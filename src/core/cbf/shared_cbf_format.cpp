@@ -86,6 +86,12 @@ void validate(const char* label, const uint8_t* blob, uint32_t len, uint64_t pay
              series_of(blob, len).expansion);
     cbf::Geometry g = from_blob(blob);
     shared::naming(label, [&] { cbf::check_geometry(g, cbf::kMaxCounters, Errc::corrupted); });
+    if (!cbf::sized_by_its_layout(g))
+        fail(Errc::corrupted,
+             "shared object \"%s\": counting filter of layout %s has %llu counters, not the fewest lines of %llu "
+             "that meet fpr %g at capacity %llu",
+             label, cbf::format_layout(cbf::layout_of(g)).c_str(), (unsigned long long)g.m,
+             (unsigned long long)cbf::kLineCounters, g.fpr, (unsigned long long)g.capacity);
     if (g.counter_bytes() != payload_bytes)
         fail(Errc::corrupted, "shared object \"%s\": %llu counters need %zu bytes, the file has %llu", label,
              (unsigned long long)g.m, g.counter_bytes(), (unsigned long long)payload_bytes);
