@@ -169,6 +169,14 @@ void union_into(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
     for (; i < bytes; ++i) dst[i] |= src[i];
 }
 
+void union_into_atomic(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
+    auto* words = reinterpret_cast<uint64_t*>(dst);
+    for (uint64_t i = 0; i < bytes; i += 8) {
+        const uint64_t w = load<uint64_t>(src + i);
+        if (w != 0) __atomic_fetch_or(words + i / 8, w, __ATOMIC_RELAXED);
+    }
+}
+
 void intersect_into(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
     uint64_t i = 0;
     for (; i + 8 <= bytes; i += 8) store<uint64_t>(dst + i, load<uint64_t>(dst + i) & load<uint64_t>(src + i));

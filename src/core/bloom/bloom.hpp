@@ -88,6 +88,10 @@ inline bool contains_concurrent(const Geometry& g, const uint8_t* bits, Hash128 
 
 uint64_t count_bits(const uint8_t* bits, uint64_t bytes);
 void union_into(uint8_t* dst, const uint8_t* src, uint64_t bytes);
+// union_into beside insert_atomic: a relaxed fetch_or per word of src with a
+// bit set. dst 8-byte aligned; a last partial word is taken whole, so both
+// arrays need their tail pad (zero in src).
+void union_into_atomic(uint8_t* dst, const uint8_t* src, uint64_t bytes);
 void intersect_into(uint8_t* dst, const uint8_t* src, uint64_t bytes);
 
 // ---- sizing (bloom_formulas.cpp) ----

@@ -327,4 +327,19 @@ unsigned count_of_atomic(const Geometry& g, const uint8_t* counters, const Hash1
     return least;
 }
 
+void merge_atomic(const Geometry& g, uint8_t* dst, const uint8_t* src) {
+    const size_t bytes = g.counter_bytes();
+    auto* words = reinterpret_cast<uint64_t*>(dst);
+    for (size_t off = 0; off < bytes; off += 8) {
+        uint64_t add;
+        std::memcpy(&add, src + off, 8);  // both words in the host's order: saturating_add works on lanes alike
+        if (add == 0) continue;
+        uint64_t* word = words + off / 8;
+        uint64_t seen = __atomic_load_n(word, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(word, &seen, saturating_add(seen, add), true, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED)) {
+        }
+    }
+}
+
 }  // namespace sketch::cbf

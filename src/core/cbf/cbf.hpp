@@ -127,6 +127,11 @@ void to_bits(const Geometry& g, const uint8_t* counters, uint64_t* bits);
 bool add_atomic(const Geometry& g, uint8_t* counters, const Hash128& h);
 bool contains_atomic(const Geometry& g, const uint8_t* counters, const Hash128& h);
 unsigned count_of_atomic(const Geometry& g, const uint8_t* counters, const Hash128& h);
+// merge() beside add_atomic: each word of src with a counter set goes into
+// dst by one compare-and-swap of the counter-wise saturating sum (an aligned
+// word and the bytes add_atomic swaps in it stay atomic to each other), so
+// no concurrent add is lost. dst 8-byte aligned.
+void merge_atomic(const Geometry& g, uint8_t* dst, const uint8_t* src);
 
 // Counter i, for tests and tools.
 inline unsigned counter_at(const uint8_t* counters, uint64_t i) {

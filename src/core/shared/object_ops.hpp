@@ -152,6 +152,20 @@ Outcome change_exclusive(const Mapping& m, const Waiter& w, Change&& change) {
     return Outcome::done;
 }
 
+// Runs merge() (must not throw; atomic on the payload, as adds are) under
+// the shared lock, beside adds, and counts `ops` ops: the adds a private copy
+// of a sub-filter gathered (subfilter_copy.hpp) going into the object.
+template <typename Merge>
+Outcome merge_shared(const Mapping& m, const Waiter& w, uint64_t ops, Merge&& merge) {
+    ReadTicket ticket;
+    const Outcome locked = lock_shared_to_change(m, w, &ticket);
+    if (locked != Outcome::done) return locked;
+    merge();
+    add_ops(m.header(), w.owner, ops);
+    unlock_shared(m, w, ticket);
+    return Outcome::done;
+}
+
 // Runs read() (must not throw) on a point-in-time state of the object: under
 // the exclusive lock, or with no lock once the object is frozen (it cannot
 // change again).

@@ -308,7 +308,16 @@ sh::Series series_of(const ss::Entry* e) {
     });
 }
 
-constexpr ss::AddOps kAddOps{apply_adds, series_of, false};
+void copy_of(const ss::Entry* e, uint32 sub, sh::SubfilterCopy* copy, uint64* offset) {
+    const sbf::Subfilter s = sketch_pg::guarded([&] {
+        const Parsed p = geometry(e);
+        return sbf::subfilters(p.g, p.series(), sub + 1)[sub];
+    });
+    *copy = sh::SubfilterCopy::of_bloom(s.g);
+    *offset = s.offset;
+}
+
+constexpr ss::AddOps kAddOps{apply_adds, series_of, false, copy_of};
 
 // Adds n items at once (not transactionally): room for all of them is
 // reserved first, what the items the filter held already did not use is

@@ -199,7 +199,13 @@ uint64 apply_adds(ss::Entry* e, const sketch::Hash128* hashes, int n) {
     return uint64(n);
 }
 
-constexpr ss::AddOps kAddOps{apply_adds, series_of, true};
+void copy_of(const ss::Entry* e, uint32 sub, sh::SubfilterCopy* copy, uint64* offset) {
+    const scf::Subfilter s = sketch_pg::guarded([&] { return scf::subfilters(geometry(e), series_of(e), sub + 1)[sub]; });
+    *copy = sh::SubfilterCopy::of_cbf(s.g);
+    *offset = s.offset;
+}
+
+constexpr ss::AddOps kAddOps{apply_adds, series_of, true, copy_of};
 
 // Adds n items at once (not transactionally), room for each reserved first.
 // Returns the ones that were new.

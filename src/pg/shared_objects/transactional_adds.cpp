@@ -1,11 +1,12 @@
-// Transactional adds (see transactional_adds.hpp): the pending list, its
-// local index, the key and object locks, and the (sub)transaction callbacks.
+// Transactional adds (see transactional_adds.hpp): the key and object
+// locks, the commit, and the (sub)transaction callbacks; the pending items
+// themselves are pending_list.hpp's.
 #include "shared_objects/transactional_adds.hpp"
 
 #include <algorithm>
 
+#include "shared_objects/pending_list.hpp"
 #include "shared_objects/registry_internal.hpp"
-#include "memory/huge_pages.hpp"
 #include "shared_objects/shared_capacity.hpp"
 
 extern "C" {
@@ -22,6 +23,8 @@ int64 pending_items = 0;
 
 namespace {
 
+using namespace pending;
+
 // Lock tags: advisory tags with classes of their own (pg_advisory_lock uses
 // 1 and 2), shown in pg_locks as locktype 'advisory' with objsubid 21320 (a
 // key), 21327 (an object: its adders hold it row-exclusive, a freeze waits
@@ -30,58 +33,7 @@ constexpr uint16 kKeyClass = 21320;
 constexpr uint16 kObjectClass = 21327;
 constexpr uint16 kOverflowClass = 21334;
 
-// Item flags, kept in the high bits of an item's level word.
-constexpr uint32 kKeyLocked = 1u << 31;  // the item holds its key lock
-constexpr uint32 kIndexed = 1u << 30;    // the item is in the index
-constexpr uint32 kReserved = 1u << 29;   // the item reserved room in the object
-constexpr uint32 kLevelMask = kReserved - 1;
-
-struct PendingItem {
-    sketch::Hash128 h;
-    uint32 object;  // index into objects
-    uint32 level;   // nesting level of the subtransaction that added it, plus flags
-};
-
-struct PendingObject {
-    Entry* entry;   // registry entries are never freed
-    uint64 file_id; // the incarnation the adds were made to
-    AddOps ops;
-    int64 key_locks;       // items holding their key lock
-    int64 reserved;        // room reserved in the object (shared_capacity.hpp)
-    int object_lock_level; // level holding the object's lock (row-exclusive), 0: none
-    int overflow_level;    // level holding the overflow lock, 0: none
-    // Overflowing: the key locks other transactions held when it began.
-    uint64* others_keys;
-    int64 nothers_keys;
-};
-
-// The transaction's pending state, in TopTransactionContext.
-PendingItem* items = nullptr;
-int64 items_capacity = 0;
-PendingObject* objects = nullptr;
-int nobjects = 0;
-int objects_capacity = 0;
-// Open addressing (linear probing), at most half full. A slot holds an
-// item's index + 1 (0: empty) in its low half and the item's fingerprint in
-// its high half, so that a probe reads an item of the list (a cache miss in a
-// large list) only when the fingerprints match.
-uint64* slots = nullptr;
-uint64 slots_mask = 0;
-int64 indexed = 0;
 bool callbacks_registered = false;  // and the planner hook
-
-uint64 mix(uint64 x) {
-    x ^= x >> 31;
-    x *= 0x9E3779B97F4A7C15ull;
-    return x ^ (x >> 29);
-}
-
-uint64 home_of(uint32 object, const sketch::Hash128& h) { return mix(h.lo ^ (uint64(object) << 48)) & slots_mask; }
-
-// From other bits of the hash than home_of's.
-uint64 fingerprint_of(const sketch::Hash128& h) { return h.hi & 0xFFFFFFFF00000000ull; }
-
-uint32 item_of(uint64 slot) { return uint32(slot); }
 
 void object_tag(LOCKTAG* tag, uint64 file_id) {
     SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, uint32(file_id >> 32), uint32(file_id), kObjectClass);
@@ -90,102 +42,6 @@ void object_tag(LOCKTAG* tag, uint64 file_id) {
 void key_tag(LOCKTAG* tag, uint64 file_id, const sketch::Hash128& h) {
     const uint64 k = mix(h.lo ^ mix(file_id));
     SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, uint32(k >> 32), uint32(k), kKeyClass);
-}
-
-// The slot holding index+1 of an item equal to (object, h), or of a free one.
-uint64 probe(uint32 object, const sketch::Hash128& h) {
-    const uint64 fp = fingerprint_of(h);
-    for (uint64 s = home_of(object, h);; s = (s + 1) & slots_mask) {
-        const uint64 v = slots[s];
-        if (v == 0) return s;
-        if ((v & 0xFFFFFFFF00000000ull) != fp) continue;
-        const PendingItem& it = items[item_of(v) - 1];
-        if (it.object == object && it.h == h) return s;
-    }
-}
-
-void index_item(int64 i) {
-    slots[probe(items[i].object, items[i].h)] = fingerprint_of(items[i].h) | uint64(i + 1);
-    items[i].level |= kIndexed;
-    indexed++;
-}
-
-void grow_index() {
-    const uint64 n = slots == nullptr ? 1024 : (slots_mask + 1) * 2;
-    // allocated before the old one goes: an allocation that fails leaves the
-    // index whole for a subtransaction that catches the error
-    // in huge pages: a probe of a large index is also a TLB miss on 4 KiB ones
-    auto* grown = static_cast<uint64*>(alloc_large(TopTransactionContext, n * sizeof(uint64)));
-    if (slots != nullptr) pfree(slots);
-    slots = grown;
-    memset(slots, 0, n * sizeof(uint64));
-    slots_mask = n - 1;
-    indexed = 0;
-    // Each item goes to a random slot: start loading one some items ahead.
-    constexpr int64 kAhead = 16;
-    for (int64 i = 0; i < pending_items; ++i) {
-        if (i + kAhead < pending_items)
-            __builtin_prefetch(&slots[home_of(items[i + kAhead].object, items[i + kAhead].h)], 1);
-        if (items[i].level & kIndexed) index_item(i);
-    }
-}
-
-// Removes item i from the index (backward-shift deletion keeps every
-// remaining item reachable from its home slot).
-void unindex_item(int64 i) {
-    uint64 s = probe(items[i].object, items[i].h);
-    slots[s] = 0;
-    indexed--;
-    for (uint64 next = (s + 1) & slots_mask; slots[next] != 0; next = (next + 1) & slots_mask) {
-        const PendingItem& it = items[item_of(slots[next]) - 1];
-        const uint64 home = home_of(it.object, it.h);
-        // Move it into the hole when the hole lies cyclically in [home, next).
-        if (((next - home) & slots_mask) >= ((next - s) & slots_mask)) {
-            slots[s] = slots[next];
-            slots[next] = 0;
-            s = next;
-        }
-    }
-}
-
-void append(uint32 object, const sketch::Hash128& h, uint32 flags) {
-    if (pending_items == items_capacity) {
-        const int64 n = items_capacity == 0 ? 256 : items_capacity * 2;
-        const Size bytes = Size(n) * sizeof(PendingItem);
-        items = static_cast<PendingItem*>(items == nullptr ? MemoryContextAllocHuge(TopTransactionContext, bytes)
-                                                           : repalloc_huge(items, bytes));
-        items_capacity = n;
-    }
-    if ((flags & kIndexed) && uint64(indexed + 1) * 2 > slots_mask + 1) grow_index();
-    const int64 i = pending_items++;
-    items[i] = PendingItem{h, object, uint32(GetCurrentTransactionNestLevel()) | (flags & (kKeyLocked | kReserved))};
-    if (flags & kIndexed) index_item(i);
-    if (flags & kKeyLocked) objects[object].key_locks++;
-}
-
-// The index of an item of (object, h) in the list, or -1.
-int64 find(uint32 object, const sketch::Hash128& h) {
-    if (slots == nullptr) return -1;
-    const uint64 v = slots[probe(object, h)];
-    return v == 0 ? -1 : int64(item_of(v)) - 1;
-}
-
-void forget_all() {
-    items = nullptr;
-    items_capacity = 0;
-    objects = nullptr;
-    nobjects = 0;
-    objects_capacity = 0;
-    slots = nullptr;
-    slots_mask = 0;
-    indexed = 0;
-    pending_items = 0;
-}
-
-int find_object(const Entry* e) {
-    for (int i = 0; i < nobjects; ++i)
-        if (objects[i].entry == e && objects[i].file_id == e->file_id) return i;
-    return -1;
 }
 
 // At commit: each object's items, in batches, to its filter. Nothing here
@@ -227,8 +83,11 @@ void apply_all() {
         }
         int n = 0;
         uint64 used = 0;
+        follow_growth_quietly(e);
+        const bool merge = copies_mergeable(po);
+        if (merge) used += merge_copies(e, po);
         for (int64 i = 0; i < pending_items; ++i) {
-            if (items[i].object != uint32(o)) continue;
+            if (items[i].object != uint32(o) || (merge && (items[i].level & kCopied))) continue;
             batch[n++] = items[i].h;
             if (n == kBatch) {
                 used += apply_batch(e, po, batch, n);
@@ -275,6 +134,9 @@ void subxact_callback(SubXactEvent event, SubTransactionId, SubTransactionId, vo
         while (pending_items > 0 && (items[pending_items - 1].level & kLevelMask) >= level) {
             const int64 i = pending_items - 1;
             if (items[i].level & kIndexed) unindex_item(i);
+            if (items[i].level & kCopied) objects[items[i].object].copies_stale = true;
+            // (the items listed in a row for a sub-filter are counted anew)
+            if ((items[i].level & (kIndexed | kKeyLocked)) == kIndexed) objects[items[i].object].listed = 0;
             if (items[i].level & kKeyLocked) objects[items[i].object].key_locks--;
             if (items[i].level & kReserved) give_back(objects[items[i].object], 1);
             pending_items--;
@@ -321,7 +183,7 @@ uint32 object_for(Entry* e, const AddOps& ops) {
                                : repalloc(objects, n * sizeof(PendingObject)));
         objects_capacity = n;
     }
-    objects[nobjects] = PendingObject{e, e->file_id, ops, 0, 0, 0, 0, nullptr, 0};
+    objects[nobjects] = PendingObject{e, e->file_id, ops, 0, 0, 0, 0, nullptr, 0, nullptr, 0, 0, 0, 0, false, false};
     return uint32(nobjects++);
 }
 
@@ -350,6 +212,22 @@ uint32 reserve_for(uint32 object, bool fresh) {
     reserve_room(po.entry, po.ops.series(po.entry), 1);
     po.reserved++;
     return kReserved;
+}
+
+// A new item of an overflowing transaction: into the copy of the sub-filter
+// its room was reserved in, or the index.
+void list_overflowing(uint32 o, const sketch::Hash128& h) {
+    PendingObject& po = objects[o];
+    const uint64 position = reserve_room(po.entry, po.ops.series(po.entry), 1);
+    po.reserved++;
+    PendingCopy* copy = copy_for(o, position);
+    if (copy == nullptr) {
+        append(o, h, kIndexed | kReserved);
+        return;
+    }
+    append(o, h, kCopied | kReserved);
+    copy->shape.add(copy->bytes, h);
+    copy->items++;
 }
 
 // An add of an item the filter or this transaction already holds: applied
@@ -421,7 +299,7 @@ bool add_in_transaction(Entry* e, const sketch::Hash128& h, const Lookup& commit
                                e->name)));
     const uint32 o = object_for(e, ops);
     lock_object(o);
-    if (find(o, h) >= 0 || committed(h)) return seen(o, h);
+    if (has_pending(o, h) || committed(h)) return seen(o, h);
     PendingObject& po = objects[o];
     if (po.overflow_level == 0 && po.key_locks >= kKeyLocksPerObject) {
         begin_overflow(o);
@@ -436,7 +314,7 @@ bool add_in_transaction(Entry* e, const sketch::Hash128& h, const Lookup& commit
             LockRelease(&key, ExclusiveLock, false);
             if (committed(h)) return seen(o, h);
         }
-        append(o, h, kIndexed | reserve_for(o, true));
+        list_overflowing(o, h);
         return true;
     }
     for (;;) {
@@ -454,12 +332,12 @@ bool add_in_transaction(Entry* e, const sketch::Hash128& h, const Lookup& commit
 
 bool pending_in_transaction_slow(const Entry* e, const sketch::Hash128& h) {
     const int o = find_object(e);
-    return o >= 0 && find(uint32(o), h) >= 0;
+    return o >= 0 && has_pending(uint32(o), h);
 }
 
 void prefetch_pending_slow(const Entry* e, const sketch::Hash128& h) {
     const int o = find_object(e);
-    if (o >= 0 && slots != nullptr) __builtin_prefetch(&slots[home_of(uint32(o), h)]);
+    if (o >= 0) pending::prefetch(uint32(o), h);
 }
 
 void wait_for_pending_adds(uint64 file_id) {

@@ -25,6 +25,15 @@
 // pending add takes 24 bytes of the backend's memory in the list and 16 to 32
 // in its index.
 //
+// An overflowing transaction that lists many new items for one sub-filter
+// (as many as a 64th of its bytes) gathers the next ones in a private copy of
+// that sub-filter instead of its index: no other transaction adds new items
+// while it overflows, and at commit the copy goes into the object in one pass
+// (subfilter_copy.hpp) where its items would take a random line each. Its
+// lookups look in the copies as in the index. A rollback to a savepoint that
+// drops items of a copy (the copy cannot drop them) puts the items left back
+// in the index and ends the object's copies for the transaction.
+//
 // Room in the object (shared_capacity.hpp) is reserved when an add that takes
 // some is made, so a full fixed-size object refuses the add (53400), never the
 // commit; the commit gives back what its adds did not use (items another
@@ -33,6 +42,7 @@
 #pragma once
 
 #include "shared/scaling.hpp"
+#include "shared/subfilter_copy.hpp"
 #include "shared_objects/shared_registry.hpp"
 
 namespace sketch_pg {
@@ -52,6 +62,9 @@ struct AddOps {
     sketch::shared::Series (*series)(const Entry* e);
     // Whether every add takes room (a counting filter) or only a new item's.
     bool every_add_takes_room;
+    // Describes sub-filter `sub` of e for a private copy of it, and where it
+    // lies in the payload; may raise.
+    void (*copy_of)(const Entry* e, uint32 sub, sketch::shared::SubfilterCopy* copy, uint64* offset);
 };
 
 // Whether the committed filter probably holds an item: a reference to the
