@@ -218,7 +218,12 @@ PendingCopy* copy_for(uint32 o, uint64 position) {
     PendingObject& po = objects[o];
     if (po.no_copies) return nullptr;
     const Entry* e = po.entry;
-    const uint32 sub = sketch::shared::subfilter_at(po.ops.series(e), e->map.subfilters, position);
+    // The count published in the header, not the one this backend maps:
+    // another backend may have grown the object since this call followed
+    // growth, and `position` may lie in a sub-filter it added (copy_of needs
+    // no mapping; a commit that cannot map it adds the items one by one).
+    const uint32 count = sketch::shared::load_subfilters(e->map.header());
+    const uint32 sub = sketch::shared::subfilter_at(po.ops.series(e), count, position);
     for (int c = po.ncopies; c-- > 0;)
         if (po.copies[c].sub == sub) return &po.copies[c];
     if (po.listed == 0 || po.listed_sub != sub) {
