@@ -104,15 +104,22 @@ bool copied(const PendingObject& po, const sketch::Hash128& h) {
 // After a rollback to a savepoint dropped items of the object's copies: the
 // items left go back to the index, and the object makes no copy again in
 // this transaction (savepoints rolled back in a loop would otherwise rebuild
-// the copies each time).
+// the copies each time). So do the items listed as seen and not indexed: a
+// copy may have been all that answered for one of them (a false positive of
+// the copy), and the transaction must still see its own adds once the copy
+// is gone; one equal to an indexed item stays out (an item is indexed once).
 void give_up_copies(uint32 o) {
     PendingObject& po = objects[o];
+    const auto unindexed = [&](int64 i) { return items[i].object == o && !(items[i].level & kIndexed); };
     int64 n = 0;
-    for (int64 i = 0; i < pending_items; ++i) n += items[i].object == o && (items[i].level & kCopied);
+    for (int64 i = 0; i < pending_items; ++i) n += unindexed(i);
     reindex(indexed + n, [&] {
         for (int64 i = 0; i < pending_items; ++i)
             if (items[i].object == o && (items[i].level & kCopied)) items[i].level = (items[i].level & ~kCopied) | kIndexed;
     });
+    // (the index has room for them all: no allocation, nothing raises)
+    for (int64 i = 0; i < pending_items; ++i)
+        if (unindexed(i) && find(o, items[i].h) < 0) index_item(i);
     for (int c = 0; c < po.ncopies; ++c) pfree(po.copies[c].bytes);
     po.ncopies = 0;
     po.copies_stale = false;
@@ -211,7 +218,12 @@ PendingCopy* copy_for(uint32 o, uint64 position) {
     PendingObject& po = objects[o];
     if (po.no_copies) return nullptr;
     const Entry* e = po.entry;
-    const uint32 sub = sketch::shared::subfilter_at(po.ops.series(e), e->map.subfilters, position);
+    // The count published in the header, not the one this backend maps:
+    // another backend may have grown the object since this call followed
+    // growth, and `position` may lie in a sub-filter it added (copy_of needs
+    // no mapping; a commit that cannot map it adds the items one by one).
+    const uint32 count = sketch::shared::load_subfilters(e->map.header());
+    const uint32 sub = sketch::shared::subfilter_at(po.ops.series(e), count, position);
     for (int c = po.ncopies; c-- > 0;)
         if (po.copies[c].sub == sub) return &po.copies[c];
     if (po.listed == 0 || po.listed_sub != sub) {
