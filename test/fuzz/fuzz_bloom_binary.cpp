@@ -13,9 +13,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } catch (const sketch::Error&) {
         return 0;
     }
-    uint8_t header[sb::kHeaderBytes];
-    sb::write_header(header, h.geometry, h.seed, h.item);
-    fuzz::require(std::memcmp(header, data, sb::kHeaderBytes) == 0, "a decoded header re-encodes to its bytes");
-    fuzz::exercise_bloom(h.geometry, data + sb::kHeaderBytes, fuzz::hashes_of(data, size, 4));
+    uint8_t header[sb::kSizedHeaderBytes];
+    sb::write_header(header, h.geometry, h.seed, h.item, h.sizing);
+    const size_t header_bytes = sb::header_bytes(h.sizing);
+    fuzz::require(std::memcmp(header, data, header_bytes) == 0, "a decoded header re-encodes to its bytes");
+    fuzz::exercise_bloom(h.geometry, data + header_bytes, fuzz::hashes_of(data, size, 4));
     return 0;
 }

@@ -15,6 +15,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return 0;
     }
     fuzz::require_prints_as(bytes, data, size);
-    fuzz::exercise_bloom(h.geometry, bytes.data() + sb::kHeaderBytes, fuzz::hashes_of(data, size, 4));
+    fuzz::exercise_bloom(h.geometry, bytes.data() + sb::header_bytes(h.sizing), fuzz::hashes_of(data, size, 4));
     return 0;
 }
