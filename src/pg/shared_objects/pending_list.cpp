@@ -126,18 +126,18 @@ void give_up_copies(uint32 o) {
     po.no_copies = true;
 }
 
-PendingCopy* make_copy(uint32 o, uint32 sub) {
+// The copy of the sub-filter the object's items are listed for.
+PendingCopy* make_copy(uint32 o) {
     PendingObject& po = objects[o];
-    sketch::shared::SubfilterCopy shape;
-    uint64 offset = 0;
-    po.ops.copy_of(po.entry, sub, &shape, &offset);
     if (po.copies == nullptr)
         po.copies = static_cast<PendingCopy*>(
             MemoryContextAlloc(TopTransactionContext, sketch::shared::kMaxSubfilters * sizeof(PendingCopy)));
-    auto* bytes = static_cast<uint8*>(alloc_large(TopTransactionContext, shape.bytes()));
-    memset(bytes, 0, shape.bytes());
-    po.copies[po.ncopies] = PendingCopy{sub, offset, shape, bytes, 0};
-    return &po.copies[po.ncopies++];
+    PendingCopy& copy = po.copies[po.ncopies];
+    copy = po.listed_for;
+    copy.bytes = static_cast<uint8*>(alloc_large(TopTransactionContext, copy.shape.bytes()));
+    memset(copy.bytes, 0, copy.shape.bytes());
+    po.ncopies++;
+    return &copy;
 }
 
 // Moves the last n items listed for the copy's sub-filter (the object's last
@@ -226,16 +226,14 @@ PendingCopy* copy_for(uint32 o, uint64 position) {
     const uint32 sub = sketch::shared::subfilter_at(po.ops.series(e), count, position);
     for (int c = po.ncopies; c-- > 0;)
         if (po.copies[c].sub == sub) return &po.copies[c];
-    if (po.listed == 0 || po.listed_sub != sub) {
-        sketch::shared::SubfilterCopy shape;
-        uint64 offset = 0;
-        po.ops.copy_of(e, sub, &shape, &offset);
-        po.listed_sub = sub;
+    if (po.listed == 0 || po.listed_for.sub != sub) {
+        PendingCopy next{sub, 0, {}, nullptr, 0};
+        po.ops.copy_of(e, sub, &next.shape, &next.offset);  // may raise: nothing changed yet
+        po.listed_for = next;
         po.listed = 0;
-        po.listed_bytes = shape.bytes();
     }
-    if (uint64(++po.listed) * kCopyBytesPerItem < po.listed_bytes) return nullptr;
-    PendingCopy* copy = make_copy(o, sub);
+    if (uint64(++po.listed) * kCopyBytesPerItem < po.listed_for.shape.bytes()) return nullptr;
+    PendingCopy* copy = make_copy(o);
     move_to_copy(o, copy, po.listed - 1);
     return copy;
 }

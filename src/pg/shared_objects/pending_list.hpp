@@ -48,11 +48,10 @@ struct PendingObject {
     // Copies of sub-filters (at most one each), the newest last.
     PendingCopy* copies;
     int ncopies;
-    // The new items listed in a row for sub-filter listed_sub while
-    // overflowing, toward a copy of its listed_bytes.
-    uint32 listed_sub;
+    // The new items listed in a row for one sub-filter while overflowing,
+    // and that sub-filter described (no bytes yet), toward a copy of it.
     int64 listed;
-    uint64 listed_bytes;
+    PendingCopy listed_for;
     bool copies_stale;  // a rollback to a savepoint dropped items of a copy
     bool no_copies;     // the object makes no copy again in this transaction
 };

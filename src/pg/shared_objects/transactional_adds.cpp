@@ -183,7 +183,7 @@ uint32 object_for(Entry* e, const AddOps& ops) {
                                : repalloc(objects, n * sizeof(PendingObject)));
         objects_capacity = n;
     }
-    objects[nobjects] = PendingObject{e, e->file_id, ops, 0, 0, 0, 0, nullptr, 0, nullptr, 0, 0, 0, 0, false, false};
+    objects[nobjects] = PendingObject{e, e->file_id, ops, 0, 0, 0, 0, nullptr, 0, nullptr, 0, 0, PendingCopy{}, false, false};
     return uint32(nobjects++);
 }
 
