@@ -118,6 +118,20 @@ SELECT form, pg_column_compression(f) AS compression, pg_column_size(f) < 8000 A
        f::bytea::bloom = ref AS binary_round_trip
 FROM bloom_forms, LATERAL (SELECT bloom_agg(i, n, 0.01, 'classic') AS ref FROM generate_series(1, items) i) r
 ORDER BY form;
+-- Lookups row by row read every stored form as its value: through a
+-- subquery (the same bytes on every row; an in-line compressed one is
+-- decompressed once, not per row) and in a join whose rows take turns among
+-- the forms (the bytes change from row to row)
+SELECT form, (SELECT count(*) FILTER (WHERE bloom_contains((SELECT f FROM bloom_forms b WHERE b.form = o.form), i))
+              FROM generate_series(1, 2000) i) AS found,
+       (SELECT count(*) FILTER (WHERE bloom_contains((SELECT f FROM bloom_forms b WHERE b.form = o.form), i)
+                                      <> bloom_contains(ref, i))
+        FROM generate_series(1, 2000) i) AS differ
+FROM bloom_forms o, LATERAL (SELECT bloom_agg(i, n, 0.01, 'classic') AS ref FROM generate_series(1, items) i) r
+ORDER BY form;
+SELECT count(*) AS lookups, count(*) FILTER (WHERE bloom_contains(b.f, i) <> bloom_contains(r.ref, i)) AS differ
+FROM generate_series(1, 2000) i CROSS JOIN bloom_forms b,
+     LATERAL (SELECT bloom_agg(j, b.n, 0.01, 'classic') AS ref FROM generate_series(1, b.items) j) r;
 -- Version 3: a value records the n and fpr it was sized for (bloom_empty,
 -- bloom_agg, cbf_to_bloom); bloom_empty_bits records none (version 2 form)
 SELECT bloom_info(f)->>'version' AS version, bloom_info(f)->'capacity' AS capacity, bloom_info(f)->'fp_rate' AS fp_rate,
