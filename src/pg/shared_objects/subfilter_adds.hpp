@@ -35,10 +35,13 @@ int64 add_following_growth(Entry* e, View view, const sketch::Hash128* hashes, i
     return fresh;
 }
 
-// The sub-filters a commit adds to, described on its stack: the entry's
-// table (subfilter_table) may describe fewer, and a commit may neither
-// allocate it anew nor raise. A description is made again only when e maps
-// another count of sub-filters.
+// The sub-filters a commit adds to, on its stack: copied from the entry's
+// table (subfilter_table) when it describes what e maps, else described
+// here, since a commit may neither allocate that table anew nor raise.
+// Describing sub-filters past the first can take milliseconds (a blocked
+// layout's sizing evaluates its rate's formula), so it is left to that
+// table's one description per mapping, not made again at every commit. A
+// description is made again only when e maps another count of sub-filters.
 template <typename Sub>
 class CommitSubfilters {
   public:
@@ -48,13 +51,15 @@ class CommitSubfilters {
     void follow(const Entry* e, Describe describe) noexcept {
         const uint32 mapped = e->map.subfilters;
         if (mapped == described_) return;
-        try {
-            const std::vector<Sub> all = describe(mapped);
-            const uint32 count = uint32(std::min<size_t>(all.size(), sketch::shared::kMaxSubfilters));
-            std::copy(all.begin(), all.begin() + count, subs_);
-            count_ = count;
-        } catch (...) {
-            return;
+        if (e->subs != nullptr && e->subs_count == mapped) {
+            keep(static_cast<const Sub*>(e->subs), mapped);
+        } else {
+            try {
+                const std::vector<Sub> all = describe(mapped);
+                keep(all.data(), all.size());
+            } catch (...) {
+                return;
+            }
         }
         described_ = mapped;
     }
@@ -62,6 +67,11 @@ class CommitSubfilters {
     uint32 count() const { return count_; }
 
   private:
+    void keep(const Sub* subs, size_t n) {
+        count_ = uint32(std::min<size_t>(n, sketch::shared::kMaxSubfilters));
+        std::copy(subs, subs + count_, subs_);
+    }
+
     Sub subs_[sketch::shared::kMaxSubfilters];
     uint32 count_ = 0;
     uint32 described_ = 0;
