@@ -98,6 +98,28 @@ TEST(CbfLayout, SizingIsTheLeastThatMeetsTheRate) {
         }
 }
 
+// The fewest lines that meet the rate, from one item to the capacities of a
+// grown object's later sub-filters: the sizing's bracket starts near the
+// answer and must still find the least one.
+TEST(CbfLayout, BlockSizingIsTheFewestLinesAtEveryCapacity) {
+    for (const int64_t n : {int64_t(1), int64_t(7), int64_t(1000), int64_t(100000), int64_t(10000000), int64_t(80000000)})
+        for (const double fpr : {0.5, 0.01, 1e-4, 1e-7})
+            for (const uint32_t k : {1u, 3u, 6u, 7u, 12u, 16u}) {
+                const Layout l{LayoutKind::block, k};
+                Geometry g;
+                try {
+                    g = geometry_for(n, fpr, l);
+                } catch (const Error& e) {
+                    EXPECT_EQ(e.code(), Errc::program_limit) << n << " " << fpr << " " << k;
+                    continue;
+                }
+                EXPECT_LE(fpr_for(double(n), double(g.m), l), fpr) << n << " " << fpr << " " << k;
+                if (g.m > kLineCounters) {
+                    EXPECT_GT(fpr_for(double(n), double(g.m - kLineCounters), l), fpr) << n << " " << fpr << " " << k;
+                }
+            }
+}
+
 TEST(CbfLayout, TooLargeIsAProgramLimit) {
     try {
         geometry_for(int64_t(1) << 40, 0.01, parse_layout("block"), uint64_t(1) << 29);

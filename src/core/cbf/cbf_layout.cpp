@@ -29,17 +29,30 @@ bool meets(double n, double fpr, uint32_t k, uint64_t lines) {
 // Lines of 128 counters: the fewest that meet fpr with k per item, or 0 when
 // more than `most` would be needed. The rate falls as lines are added, so a
 // bisection finds them below `known` (a count of lines known to meet fpr),
-// or without one, below the first power of two that meets it.
+// or without one, in a bracket found from the classic filter's optimal
+// counters: a blocked layout needs between a fraction and a few times them,
+// so no evaluation sees lines loaded with millions of items each, whose rate
+// is a sampled sum of thousands of terms (a bracket grown from one line made
+// the sizing of an object's later sub-filters take milliseconds each).
 uint64_t lines_for(double n, double fpr, uint32_t k, uint64_t most, uint64_t known = 0) {
-    uint64_t hi = known;
+    uint64_t hi = known, lo = 0;  // lo fails (or is 0)
     if (hi == 0) {
-        hi = 1;
-        while (!meets(n, fpr, k, hi)) {
-            if (hi >= most) return 0;
-            hi = std::min(most, hi * 2);
+        const double optimal_counters = n * -std::log(fpr) / (M_LN2 * M_LN2);
+        hi = std::min(most, std::max<uint64_t>(1, uint64_t(std::ceil(optimal_counters / double(kLineCounters)))));
+        if (meets(n, fpr, k, hi)) {
+            lo = hi / 2;
+            while (lo > 0 && meets(n, fpr, k, lo)) {
+                hi = lo;
+                lo /= 2;
+            }
+        } else {
+            while (!meets(n, fpr, k, hi)) {
+                if (hi >= most) return 0;
+                lo = hi;
+                hi = std::min(most, hi * 2);
+            }
         }
     }
-    uint64_t lo = known != 0 ? 0 : hi / 2;  // fails (or 0)
     while (hi - lo > 1) {
         const uint64_t mid = lo + (hi - lo) / 2;
         (meets(n, fpr, k, mid) ? hi : lo) = mid;
