@@ -26,6 +26,13 @@ SELECT bloom_agg(x, 10000000, 0.01) FROM t;
 SELECT hll_add_agg(hll_hash_bigint(x)) IS NOT NULL FROM t;
 -- @name bloom_agg_not_null vs count_x,hll_add_agg_not_null
 SELECT bloom_agg(x, 10000000, 0.01) IS NOT NULL FROM t;
+-- The floor under it: a filter of a few bytes, past its capacity from the
+-- first rows (its warning silenced), so each row costs the aggregate's call
+-- and hash with no memory beyond the caches to touch.
+-- @name bloom_agg_tiny_not_null vs count_x,bloom_agg_not_null
+SET client_min_messages = error;
+SELECT bloom_agg(x, 1, 0.5) IS NOT NULL FROM t;
+RESET client_min_messages;
 -- @name bloom_agg_fast_multiblock32 vs count_x,hll_add_agg
 SELECT bloom_agg(x, 10000000, 0.01, 'fast_multiblock32') FROM t;
 -- @name bloom_agg_block_uint64 vs count_x,hll_add_agg
