@@ -103,23 +103,9 @@ AS 'MODULE_PATHNAME', 'cbf_contains_many' LANGUAGE C IMMUTABLE STRICT PARALLEL S
 COMMENT ON FUNCTION cbf_contains_many(cbf, anyarray) IS
 'cbf_contains of each element, in an array of the same shape (NULL for a NULL element)';
 
--- ---- create if not exists, lookups of many items ----
--- if_not_exists has no default, so a call without it still resolves to the
--- functions above (returning void); it comes before layout, where an untyped
--- literal still resolves to the layout, and after cbf's fpr, which an untyped
--- literal ('NaN') could otherwise give either overload.
-
-CREATE FUNCTION shared_bloom_create(name text, n bigint, fpr float8, if_not_exists boolean, layout text DEFAULT NULL)
-RETURNS boolean AS 'MODULE_PATHNAME', 'shared_bloom_create_if_not_exists' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION shared_bloom_create(text, bigint, float8, boolean, text) IS
-'shared_bloom_create; with if_not_exists, a name already taken gives a notice and false instead of an error; true when it created';
-REVOKE EXECUTE ON FUNCTION shared_bloom_create(text, bigint, float8, boolean, text) FROM PUBLIC;
-
-CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8, if_not_exists boolean)
-RETURNS boolean AS 'MODULE_PATHNAME', 'shared_cbf_create_if_not_exists' LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, boolean) IS
-'shared_cbf_create; with if_not_exists, a name already taken gives a notice and false instead of an error; true when it created';
-REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, boolean) FROM PUBLIC;
+-- ---- lookups of many items, create if not exists ----
+-- (the if_not_exists forms of shared_bloom_create and shared_cbf_create are
+-- made in their final forms by the fixed-size change below)
 
 CREATE FUNCTION shared_bloom_contains_many(name text, items anyarray) RETURNS boolean[]
 AS 'MODULE_PATHNAME', 'shared_bloom_contains_many' LANGUAGE C VOLATILE PARALLEL SAFE;
@@ -199,7 +185,9 @@ COMMENT ON FUNCTION shared_reservoir_merge(text, reservoir) IS
 -- Shared objects survive dump and restore (issue 26): the catalog's roles as
 -- regrole, each object's file image, the catalog as extension configuration
 -- tables, the claim of a copy's catalog by a restore. The view reads the
--- retyped column, so it is made again as it was.
+-- retyped column, so it is made again after it, in its final form: with the
+-- columns of file_info that the fixed-size filters (expansion, items_held)
+-- and the growth of scaling filters (subfilters) add below.
 DROP VIEW shared_objects;
 ALTER TABLE sketchshare_shared.objects ALTER COLUMN owner TYPE regrole,
     ADD COLUMN image bytea, ADD COLUMN image_taken timestamptz;
@@ -217,23 +205,57 @@ END
 $$;
 ALTER TABLE sketchshare_shared.grants ALTER COLUMN grantee TYPE regrole;
 
+DROP FUNCTION sketchshare_shared.file_info(text);
+CREATE FUNCTION sketchshare_shared.file_info(name text,
+    OUT bytes bigint, OUT frozen boolean, OUT ops bigint, OUT capacity bigint, OUT fpr float8,
+    OUT layout text, OUT m bigint, OUT k int, OUT status text, OUT expansion int, OUT items_held bigint,
+    OUT subfilters int)
+AS 'MODULE_PATHNAME', 'shared_file_info'
+LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION sketchshare_shared.file_info(text) IS
+'sketchshare: facts read from a shared object''s file header (status says why a file is unusable)';
+
+-- A missing file of an object with an image (a restored dump's, before its
+-- first use) is no damage: its status says what its first use does.
+-- Each role sees the objects it has some right on: those of roles whose
+-- privileges it has (its own; superusers: all) and those granted to such a
+-- role, as the shared_* functions decide (has_privs_of_role). A security
+-- barrier: a condition of the caller's query sees only those rows.
+CREATE VIEW shared_objects WITH (security_barrier) AS
+SELECT o.name, o.kind, o.owner::regrole AS owner, i.bytes, i.frozen, o.readonly,
+       i.capacity, i.fpr, i.expansion, i.subfilters, i.items_held, i.layout, i.m, i.k, i.ops,
+       CASE WHEN o.image IS NOT NULL AND i.status OPERATOR(pg_catalog.~~) '% is missing'
+            THEN 'missing: written from its image at first use' ELSE i.status END AS status,
+       o.created
+FROM sketchshare_shared.objects o
+LEFT JOIN LATERAL sketchshare_shared.file_info(o.name) i ON true
+WHERE (SELECT h.db FROM sketchshare_shared.home h) OPERATOR(pg_catalog.=)
+      (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())
+  AND (pg_catalog.pg_has_role(o.owner, 'USAGE')
+       OR EXISTS (SELECT FROM sketchshare_shared.grants g
+                  WHERE g.name OPERATOR(pg_catalog.=) o.name AND pg_catalog.pg_has_role(g.grantee, 'USAGE')));
+COMMENT ON VIEW shared_objects IS
+'Shared objects of this database that the current role owns or was granted (superusers: all): name, kind, owner, file size, frozen, read-only (attached), geometry (capacity, fpr, expansion: 0 for a fixed size, layout, m = counters or bits, k = hashes, of the first sub-filter), sub-filters, items held (Bloom and counting filters), write calls so far, and the file''s status';
+GRANT SELECT ON shared_objects TO PUBLIC;
+
 -- Fixed-size shared filters (issue 24, part 2): the expansion argument of shared_bloom_create and
--- shared_cbf_create, and expansion and items_held in shared_objects
--- The old forms are renamed, not dropped, until the EXECUTE grants a superuser gave on them
+-- shared_cbf_create, and expansion and items_held in shared_objects (made with the view above)
+-- The create functions are made here in their final forms, with the if_not_exists forms of
+-- issue 24, parts 3 and 4 (above) and the layout argument of shared_cbf_create (below).
+-- 0.1.0's forms are renamed, not dropped, until the EXECUTE grants a superuser gave on them
 -- are listed in a warning with the statements that give them on the new ones (a grant made by
 -- this script would count as the extension's own privilege, which pg_dump leaves out).
 ALTER FUNCTION shared_bloom_create(text, bigint, float8, text) RENAME TO sketchshare_old_bloom_create;
-ALTER FUNCTION shared_bloom_create(text, bigint, float8, boolean, text) RENAME TO sketchshare_old_bloom_create_ine;
 ALTER FUNCTION shared_cbf_create(text, bigint, float8) RENAME TO sketchshare_old_cbf_create;
-ALTER FUNCTION shared_cbf_create(text, bigint, float8, boolean) RENAME TO sketchshare_old_cbf_create_ine;
 
-CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8 DEFAULT 0.01, expansion int DEFAULT 2)
-RETURNS void AS 'MODULE_PATHNAME', 'shared_cbf_create' LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, int) IS
-'Creates a shared counting Bloom filter sized for capacity items at false-positive rate fpr (expansion 0: a fixed size that refuses adds past capacity); owned by the current role';
+CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8 DEFAULT 0.01, layout text DEFAULT NULL,
+                                  expansion int DEFAULT 2)
+RETURNS void AS 'MODULE_PATHNAME', 'shared_cbf_create' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, text, int) IS
+'Creates a shared counting Bloom filter sized for capacity items at false-positive rate fpr, in a layout as cbf_empty takes it (NULL: classic); expansion 0: a fixed size that refuses adds past capacity; owned by the current role';
 -- Creating reserves disk space: a privilege a superuser grants
 -- (docs/shared-objects.md, Privileges), as for every create function.
-REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, int) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, text, int) FROM PUBLIC;
 
 CREATE FUNCTION shared_bloom_create(name text, n bigint, fpr float8, layout text DEFAULT NULL, expansion int DEFAULT 2)
 RETURNS void AS 'MODULE_PATHNAME', 'shared_bloom_create' LANGUAGE C VOLATILE;
@@ -241,6 +263,10 @@ COMMENT ON FUNCTION shared_bloom_create(text, bigint, float8, text, int) IS
 'Creates a shared Bloom filter sized for n items at false-positive rate fpr, in a layout as bloom_empty takes it (NULL: the SIMD layout that needs least memory); expansion 0: a fixed size that refuses adds past n';
 REVOKE EXECUTE ON FUNCTION shared_bloom_create(text, bigint, float8, text, int) FROM PUBLIC;
 
+-- if_not_exists has no default, so a call without it still resolves to the
+-- functions above (returning void); it comes before layout, where an untyped
+-- literal still resolves to the layout, and after cbf's fpr, which an untyped
+-- literal ('NaN') could otherwise give either overload.
 CREATE FUNCTION shared_bloom_create(name text, n bigint, fpr float8, if_not_exists boolean, layout text DEFAULT NULL,
                                     expansion int DEFAULT 2)
 RETURNS boolean AS 'MODULE_PATHNAME', 'shared_bloom_create_if_not_exists' LANGUAGE C VOLATILE;
@@ -248,19 +274,21 @@ COMMENT ON FUNCTION shared_bloom_create(text, bigint, float8, boolean, text, int
 'shared_bloom_create; with if_not_exists, a name already taken gives a notice and false instead of an error; true when it created';
 REVOKE EXECUTE ON FUNCTION shared_bloom_create(text, bigint, float8, boolean, text, int) FROM PUBLIC;
 
-CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8, if_not_exists boolean, expansion int DEFAULT 2)
-RETURNS boolean AS 'MODULE_PATHNAME', 'shared_cbf_create_if_not_exists' LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, int) IS
+CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8, if_not_exists boolean, layout text DEFAULT NULL,
+                                  expansion int DEFAULT 2)
+RETURNS boolean AS 'MODULE_PATHNAME', 'shared_cbf_create_if_not_exists' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, text, int) IS
 'shared_cbf_create; with if_not_exists, a name already taken gives a notice and false instead of an error; true when it created';
-REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, int) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, text, int) FROM PUBLIC;
 
--- Drops create functions the update replaces (pairs of old and new
--- signatures), first naming in a WARNING each role that had EXECUTE on an old
--- one, with the GRANT to give it again on the new. Dropped at the end of
--- this script.
-CREATE FUNCTION sketchshare_replace_functions(pairs text[]) RETURNS void LANGUAGE plpgsql AS $$
+-- Drops the create functions of 0.1.0 (each with its new signature), first
+-- naming in a WARNING each role that had EXECUTE on one, with the GRANT to
+-- give it again on the new.
+DO $replace$
 DECLARE
-    i int;
+    pairs CONSTANT text[] := ARRAY[
+        ['sketchshare_old_bloom_create(text, bigint, float8, text)', 'shared_bloom_create(text, bigint, float8, text, int)'],
+        ['sketchshare_old_cbf_create(text, bigint, float8)', 'shared_cbf_create(text, bigint, float8, text, int)']];
     g record;
 BEGIN
     FOR i IN 1 .. pg_catalog.array_length(pairs, 1) LOOP
@@ -277,46 +305,7 @@ BEGIN
         EXECUTE pg_catalog.format('DROP FUNCTION %s', pairs[i][1]);
     END LOOP;
 END
-$$;
-
-SELECT sketchshare_replace_functions(ARRAY[
-    ['sketchshare_old_bloom_create(text, bigint, float8, text)', 'shared_bloom_create(text, bigint, float8, text, int)'],
-    ['sketchshare_old_bloom_create_ine(text, bigint, float8, boolean, text)', 'shared_bloom_create(text, bigint, float8, boolean, text, int)'],
-    -- (the cbf forms as the blocked layouts' change below leaves them)
-    ['sketchshare_old_cbf_create(text, bigint, float8)', 'shared_cbf_create(text, bigint, float8, text, int)'],
-    ['sketchshare_old_cbf_create_ine(text, bigint, float8, boolean)', 'shared_cbf_create(text, bigint, float8, boolean, text, int)']]);
-
-DROP FUNCTION sketchshare_shared.file_info(text);
-CREATE FUNCTION sketchshare_shared.file_info(name text,
-    OUT bytes bigint, OUT frozen boolean, OUT ops bigint, OUT capacity bigint, OUT fpr float8,
-    OUT layout text, OUT m bigint, OUT k int, OUT status text, OUT expansion int, OUT items_held bigint)
-AS 'MODULE_PATHNAME', 'shared_file_info'
-LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION sketchshare_shared.file_info(text) IS
-'sketchshare: facts read from a shared object''s file header (status says why a file is unusable)';
-
--- A missing file of an object with an image (a restored dump's, before its
--- first use) is no damage: its status says what its first use does.
--- Each role sees the objects it has some right on: those of roles whose
--- privileges it has (its own; superusers: all) and those granted to such a
--- role, as the shared_* functions decide (has_privs_of_role). A security
--- barrier: a condition of the caller's query sees only those rows.
-CREATE VIEW shared_objects WITH (security_barrier) AS
-SELECT o.name, o.kind, o.owner::regrole AS owner, i.bytes, i.frozen, o.readonly,
-       i.capacity, i.fpr, i.expansion, i.items_held, i.layout, i.m, i.k, i.ops,
-       CASE WHEN o.image IS NOT NULL AND i.status OPERATOR(pg_catalog.~~) '% is missing'
-            THEN 'missing: written from its image at first use' ELSE i.status END AS status,
-       o.created
-FROM sketchshare_shared.objects o
-LEFT JOIN LATERAL sketchshare_shared.file_info(o.name) i ON true
-WHERE (SELECT h.db FROM sketchshare_shared.home h) OPERATOR(pg_catalog.=)
-      (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())
-  AND (pg_catalog.pg_has_role(o.owner, 'USAGE')
-       OR EXISTS (SELECT FROM sketchshare_shared.grants g
-                  WHERE g.name OPERATOR(pg_catalog.=) o.name AND pg_catalog.pg_has_role(g.grantee, 'USAGE')));
-COMMENT ON VIEW shared_objects IS
-'Shared objects of this database that the current role owns or was granted (superusers: all): name, kind, owner, file size, frozen, read-only (attached), geometry (capacity, fpr, expansion: 0 for a fixed size, layout, m = counters or bits, k = hashes), items held (Bloom and counting filters), write calls so far, and the file''s status';
-GRANT SELECT ON shared_objects TO PUBLIC;
+$replace$;
 
 -- pg_dump writes the rows of objects and grants (not home: the database a
 -- restore creates the extension in writes its own), and pg_restore loads
@@ -451,56 +440,7 @@ GRANT USAGE ON SCHEMA sketchshare_shared TO pg_database_owner;
 GRANT SELECT ON sketchshare_shared.objects, sketchshare_shared.grants TO pg_database_owner;
 
 -- Growth of scaling shared filters (issue 24, part 2): shared_objects shows the sub-filters
-DROP VIEW shared_objects;
-DROP FUNCTION sketchshare_shared.file_info(text);
-CREATE FUNCTION sketchshare_shared.file_info(name text,
-    OUT bytes bigint, OUT frozen boolean, OUT ops bigint, OUT capacity bigint, OUT fpr float8,
-    OUT layout text, OUT m bigint, OUT k int, OUT status text, OUT expansion int, OUT items_held bigint,
-    OUT subfilters int)
-AS 'MODULE_PATHNAME', 'shared_file_info'
-LANGUAGE C VOLATILE STRICT;
-COMMENT ON FUNCTION sketchshare_shared.file_info(text) IS
-'sketchshare: facts read from a shared object''s file header (status says why a file is unusable)';
-
-CREATE VIEW shared_objects WITH (security_barrier) AS
-SELECT o.name, o.kind, o.owner::regrole AS owner, i.bytes, i.frozen, o.readonly,
-       i.capacity, i.fpr, i.expansion, i.subfilters, i.items_held, i.layout, i.m, i.k, i.ops,
-       CASE WHEN o.image IS NOT NULL AND i.status OPERATOR(pg_catalog.~~) '% is missing'
-            THEN 'missing: written from its image at first use' ELSE i.status END AS status,
-       o.created
-FROM sketchshare_shared.objects o
-LEFT JOIN LATERAL sketchshare_shared.file_info(o.name) i ON true
-WHERE (SELECT h.db FROM sketchshare_shared.home h) OPERATOR(pg_catalog.=)
-      (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())
-  AND (pg_catalog.pg_has_role(o.owner, 'USAGE')
-       OR EXISTS (SELECT FROM sketchshare_shared.grants g
-                  WHERE g.name OPERATOR(pg_catalog.=) o.name AND pg_catalog.pg_has_role(g.grantee, 'USAGE')));
-COMMENT ON VIEW shared_objects IS
-'Shared objects of this database that the current role owns or was granted (superusers: all): name, kind, owner, file size, frozen, read-only (attached), geometry (capacity, fpr, expansion: 0 for a fixed size, layout, m = counters or bits, k = hashes, of the first sub-filter), sub-filters, items held (Bloom and counting filters), write calls so far, and the file''s status';
-GRANT SELECT ON shared_objects TO PUBLIC;
+-- (the subfilters column of file_info, made with the view in the dump and restore change above)
 
 -- Blocked layouts of shared counting filters (issue 27, part 1): the layout argument of shared_cbf_create
--- The forms of the fixed-size change above are renamed and dropped as they were, their EXECUTE
--- grants listed in a warning with the statements that give them on the new ones.
-ALTER FUNCTION shared_cbf_create(text, bigint, float8, int) RENAME TO sketchshare_old_cbf_create;
-ALTER FUNCTION shared_cbf_create(text, bigint, float8, boolean, int) RENAME TO sketchshare_old_cbf_create_ine;
-
-CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8 DEFAULT 0.01, layout text DEFAULT NULL,
-                                  expansion int DEFAULT 2)
-RETURNS void AS 'MODULE_PATHNAME', 'shared_cbf_create' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, text, int) IS
-'Creates a shared counting Bloom filter sized for capacity items at false-positive rate fpr, in a layout as cbf_empty takes it (NULL: classic); expansion 0: a fixed size that refuses adds past capacity; owned by the current role';
-REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, text, int) FROM PUBLIC;
-
-CREATE FUNCTION shared_cbf_create(name text, capacity bigint, fpr float8, if_not_exists boolean, layout text DEFAULT NULL,
-                                  expansion int DEFAULT 2)
-RETURNS boolean AS 'MODULE_PATHNAME', 'shared_cbf_create_if_not_exists' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, text, int) IS
-'shared_cbf_create; with if_not_exists, a name already taken gives a notice and false instead of an error; true when it created';
-REVOKE EXECUTE ON FUNCTION shared_cbf_create(text, bigint, float8, boolean, text, int) FROM PUBLIC;
-
-SELECT sketchshare_replace_functions(ARRAY[
-    ['sketchshare_old_cbf_create(text, bigint, float8, int)', 'shared_cbf_create(text, bigint, float8, text, int)'],
-    ['sketchshare_old_cbf_create_ine(text, bigint, float8, boolean, int)', 'shared_cbf_create(text, bigint, float8, boolean, text, int)']]);
-
-DROP FUNCTION sketchshare_replace_functions(text[]);
+-- (made with its other arguments in the fixed-size change above)

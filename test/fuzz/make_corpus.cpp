@@ -73,24 +73,37 @@ const char* const kLayouts[] = {"classic<3>",          "cbf<4>",
                                 "fast_multiblock32<8>", "fast_multiblock64<5>/1",
                                 "3*fast_multiblock32<2>/2", "block<uint64[8],7>/8"};
 
-// The class the seeds of version 2 record (they hold hashed integers).
+// The class the seeds of versions 2 and 3 record (they hold hashed integers).
 const sketch::ItemClass kIntegers{sketch::ItemClassCode::integer, 0};
 
-// A few hundred bits of each layout, with items in them.
+// A bloom value of the filter's bits behind a header of that item class and
+// sizing (their absence picks the format version), as a seed of the binary
+// and text targets.
+void bloom_value(const std::string& name, const sb::Filter& f, sketch::ItemClass item, const sb::Sizing& sizing) {
+    const sb::Geometry& g = f.geometry();
+    Bytes value(sb::external_size(g, sizing));
+    sb::write_header(value.data(), g, 42, item, sizing);
+    std::memcpy(value.data() + sb::header_bytes(sizing), f.bits(), g.bytes);
+    seed("bloom_binary", name, value);
+    seed_texts("bloom_text", name, value);
+}
+
+// A few hundred bits of each layout, with items in them, in every version of
+// the format: 1 (no item class), 2 (items recorded as integers) and 3 (also
+// the n and fpr it was sized for: with a class, as bloom_agg writes it, and
+// without one, as bloom_empty does).
 void bloom_values() {
+    constexpr int kItems = 5;
     for (const char* spec : kLayouts) {
-        const sb::Geometry g = sb::geometry_for_bits(sb::parse_layout(spec), 256);
-        sb::Filter f(g);
-        for (int i = 0; i < 5; ++i) f.insert(sketch::hash_int(i, 42));
-        Bytes value(sb::external_size(g));
-        sb::write_header(value.data(), g, 42);
-        std::memcpy(value.data() + sb::kHeaderBytes, f.bits(), g.bytes);
-        seed("bloom_binary", spec, value);
-        seed_texts("bloom_text", spec, value);
-        // version 2: the same filter, recording that its items are integers
-        sb::write_header(value.data(), g, 42, kIntegers);
-        seed("bloom_binary", std::string(spec) + "_v2", value);
-        seed_texts("bloom_text", std::string(spec) + "_v2", value);
+        sb::Filter f(sb::geometry_for_bits(sb::parse_layout(spec), 256));
+        for (int i = 0; i < kItems; ++i) f.insert(sketch::hash_int(i, 42));
+        // sized for the items it holds, at the rate they give it
+        const sb::Sizing sized{kItems, sb::fpr_for(kItems, double(f.geometry().bits()), f.geometry().layout)};
+        const std::string name = spec;
+        bloom_value(name, f, {}, {});
+        bloom_value(name + "_v2", f, kIntegers, {});
+        bloom_value(name + "_v3", f, kIntegers, sized);
+        bloom_value(name + "_v3_no_class", f, {}, sized);
     }
 }
 
