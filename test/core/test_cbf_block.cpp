@@ -120,6 +120,46 @@ TEST(CbfLayout, BlockSizingIsTheFewestLinesAtEveryCapacity) {
             }
 }
 
+// Near a rate of 1 at billions of items a line changes the computed rate by
+// less than its rounding, so the lines that meet it are not one run: the
+// sizing must try the counts a doubling from one line tries, or stored
+// objects and values of these parameters would be read with other lines than
+// they were made with (the lines here are those of that doubling).
+TEST(CbfLayout, BlockSizingKeepsItsAnswerWhereTheRateIsNotMonotone) {
+    struct Case {
+        int64_t n;
+        double fpr;
+        uint32_t k;
+        uint64_t max_counters;
+        uint64_t lines;
+        uint32_t k_found;
+    };
+    const Case cases[] = {
+        {121003648645, 0.99999902026324172, 8, kMaxCounters, 463184351, 8},
+        {33658091378, 0.99999997879252867, 21, kMaxCounters, 246759513, 21},
+        {299918040547, 0.99999909327852576, 1, kMaxCounters, 168406353, 1},
+        {172186303978, 0.99999997140520425, 4, kMaxCounters, 283713242, 4},
+        {80677959816, 0.99999999073663448, 0, uint64_t(179400033) * kLineCounters, 34075298, 1},  // the K search
+    };
+    for (const Case& c : cases) {
+        const Geometry g = geometry_for(c.n, c.fpr, Layout{LayoutKind::block, c.k}, c.max_counters);
+        EXPECT_EQ(g.m, c.lines * kLineCounters) << c.n << " " << c.fpr << " " << c.k;
+        EXPECT_EQ(g.k, c.k_found) << c.n << " " << c.fpr << " " << c.k;
+    }
+}
+
+// A capacity near 2^63 at a tiny fpr wants more lines than any count holds.
+TEST(CbfLayout, BlockSizingPastEveryCountIsAProgramLimit) {
+    for (const uint32_t k : {0u, 8u}) {
+        try {
+            geometry_for(INT64_MAX, 1e-300, Layout{LayoutKind::block, k});
+            FAIL() << k;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.code(), Errc::program_limit) << k;
+        }
+    }
+}
+
 TEST(CbfLayout, TooLargeIsAProgramLimit) {
     try {
         geometry_for(int64_t(1) << 40, 0.01, parse_layout("block"), uint64_t(1) << 29);

@@ -26,33 +26,45 @@ bool meets(double n, double fpr, uint32_t k, uint64_t lines) {
     return lines != 0 && block::fpr_for(n, double(lines * kLineCounters), k) <= fpr;
 }
 
+// Where the doubling of lines_for starts: the largest power of two below a
+// quarter of the classic filter's optimal lines (a blocked layout needs more
+// than that optimum), or most. Every count of lines below it fails by far, so
+// starting there skips evaluations at loads of millions of items a line,
+// whose rate is a sampled sum of thousands of terms, and takes the same
+// steps as a doubling from one line from there on.
+uint64_t first_doubling(double n, double fpr, uint64_t most) {
+    const double optimal_lines = n * -std::log(fpr) / (M_LN2 * M_LN2) / double(kLineCounters);
+    uint64_t p = 1;
+    while (p < most && double(p) * 8 <= optimal_lines) p *= 2;
+    return std::min(p, most);
+}
+
+// The count of lines the doubling tried before hi (a power of two, or most).
+uint64_t doubling_before(uint64_t hi) { return (hi & (hi - 1)) == 0 ? hi / 2 : uint64_t(1) << (63 - __builtin_clzll(hi)); }
+
 // Lines of 128 counters: the fewest that meet fpr with k per item, or 0 when
 // more than `most` would be needed. The rate falls as lines are added, so a
 // bisection finds them below `known` (a count of lines known to meet fpr),
-// or without one, in a bracket found from the classic filter's optimal
-// counters: a blocked layout needs between a fraction and a few times them,
-// so no evaluation sees lines loaded with millions of items each, whose rate
-// is a sampled sum of thousands of terms (a bracket grown from one line made
-// the sizing of an object's later sub-filters take milliseconds each).
+// or without one, below the first power of two (or most) that meets it. The
+// answer must not change (objects and values are sized by it again when
+// read), and where the rate's computed value is not monotone (an fpr within
+// about 1e-6 of 1 at billions of items, where a line changes the rate by less
+// than its rounding) it depends on the counts tried: these are those of a
+// doubling from one line, started at first_doubling.
 uint64_t lines_for(double n, double fpr, uint32_t k, uint64_t most, uint64_t known = 0) {
-    uint64_t hi = known, lo = 0;  // lo fails (or is 0)
+    uint64_t hi = known;
     if (hi == 0) {
-        const double optimal_counters = n * -std::log(fpr) / (M_LN2 * M_LN2);
-        hi = std::min(most, std::max<uint64_t>(1, uint64_t(std::ceil(optimal_counters / double(kLineCounters)))));
+        hi = first_doubling(n, fpr, most);
         if (meets(n, fpr, k, hi)) {
-            lo = hi / 2;
-            while (lo > 0 && meets(n, fpr, k, lo)) {
-                hi = lo;
-                lo /= 2;
-            }
+            while (hi > 1 && meets(n, fpr, k, doubling_before(hi))) hi = doubling_before(hi);
         } else {
             while (!meets(n, fpr, k, hi)) {
                 if (hi >= most) return 0;
-                lo = hi;
                 hi = std::min(most, hi * 2);
             }
         }
     }
+    uint64_t lo = known != 0 ? 0 : hi / 2;  // fails (or 0)
     while (hi - lo > 1) {
         const uint64_t mid = lo + (hi - lo) / 2;
         (meets(n, fpr, k, mid) ? hi : lo) = mid;
