@@ -110,6 +110,8 @@ INSERT INTO bloom_forms SELECT 'lz4', 2000000, 1000, bloom_agg(i, 2000000, 0.01,
 ALTER TABLE bloom_forms ALTER COLUMN f SET STORAGE main;
 ALTER TABLE bloom_forms ALTER COLUMN f SET COMPRESSION pglz;
 INSERT INTO bloom_forms SELECT 'inline pglz', 20000, 10, bloom_agg(i, 20000, 0.01, 'classic') FROM generate_series(1, 10) i;
+ALTER TABLE bloom_forms ALTER COLUMN f SET COMPRESSION lz4;
+INSERT INTO bloom_forms SELECT 'inline lz4', 20000, 10, bloom_agg(i, 20000, 0.01, 'classic') FROM generate_series(1, 10) i;
 INSERT INTO bloom_forms SELECT 'short header', 1, 1, bloom_agg(i, 1, 0.01, 'classic') FROM generate_series(1, 1) i;
 SELECT form, pg_column_compression(f) AS compression, pg_column_size(f) < 8000 AS inline_size,
        f = ref AS reads, (f | f) = ref AS union_reads, (f & ref) = ref AS intersect_reads,

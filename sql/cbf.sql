@@ -228,6 +228,8 @@ INSERT INTO cbf_forms SELECT 'lz4', 1200000, 1000, cbf_agg(i, 1200000) FROM gene
 ALTER TABLE cbf_forms ALTER COLUMN f SET STORAGE main;
 ALTER TABLE cbf_forms ALTER COLUMN f SET COMPRESSION pglz;
 INSERT INTO cbf_forms SELECT 'inline pglz', 2000, 10, cbf_agg(i, 2000) FROM generate_series(1, 10) i;
+ALTER TABLE cbf_forms ALTER COLUMN f SET COMPRESSION lz4;
+INSERT INTO cbf_forms SELECT 'inline lz4', 2000, 10, cbf_agg(i, 2000) FROM generate_series(1, 10) i;
 INSERT INTO cbf_forms SELECT 'short header', 1, 1, cbf_agg(i, 1, 0.5) FROM generate_series(1, 1) i;
 SELECT form, pg_column_compression(f) AS compression, pg_column_size(f) < 8000 AS inline_size,
        f = ref AS reads, f + f = ref + ref AS merge_reads, cbf_send(f) = ref::bytea AS send_reads,
@@ -238,6 +240,27 @@ SELECT form, pg_column_compression(f) AS compression, pg_column_size(f) < 8000 A
 FROM cbf_forms, LATERAL (SELECT cbf_agg(i, capacity, CASE WHEN capacity = 1 THEN 0.5 ELSE 0.01 END) AS ref
                          FROM generate_series(1, items) i) r
 ORDER BY form;
+-- Lookups row by row read every stored form as its value: through a
+-- subquery (the same bytes on every row; one compressed in its row is
+-- decompressed and checked once, not per row) and in a join whose rows take
+-- turns among the forms (the bytes change from row to row, the in-line ones
+-- among them of one geometry)
+SELECT form, (SELECT count(*) FILTER (WHERE cbf_contains((SELECT f FROM cbf_forms c WHERE c.form = o.form), i))
+              FROM generate_series(1, 2000) i) AS found,
+       (SELECT count(*) FILTER (WHERE cbf_count_of((SELECT f FROM cbf_forms c WHERE c.form = o.form), i)
+                                      <> cbf_count_of(ref, i))
+        FROM generate_series(1, 2000) i) AS differ
+FROM cbf_forms o, LATERAL (SELECT cbf_agg(i, capacity, CASE WHEN capacity = 1 THEN 0.5 ELSE 0.01 END) AS ref
+                           FROM generate_series(1, items) i) r
+ORDER BY form;
+SELECT count(*) AS lookups, count(*) FILTER (WHERE cbf_count_of(c.f, i) <> cbf_count_of(r.ref, i)) AS differ
+FROM generate_series(1, 2000) i CROSS JOIN cbf_forms c,
+     LATERAL (SELECT cbf_agg(j, c.capacity, CASE WHEN c.capacity = 1 THEN 0.5 ELSE 0.01 END) AS ref
+              FROM generate_series(1, c.items) j) r;
+-- a filter compressed in its row is checked against the call site's items
+-- as any other (the first row refuses them, and no later one reads it unchecked)
+SELECT count(*) FILTER (WHERE cbf_contains((SELECT f FROM cbf_forms WHERE form = 'inline lz4'), i::text))
+FROM generate_series(1, 3) i;
 
 -- bad input: clear errors
 SELECT cbf_empty(0);

@@ -286,13 +286,7 @@ struct LookupCache {
     uint64_t seed;
     const sb::Ops* ops;
     sb::Span span;  // bits filled per call
-    // A filter stored compressed in its row (a small one, or one nearly empty
-    // or full: a few hundred bytes of pglz for thousands of bytes of bits),
-    // which a subquery hands over as those bytes on every row: a copy of them
-    // and their decompressed value, so rows passing the same bytes do not
-    // decompress them again.
-    struct varlena* inline_raw;
-    struct varlena* inline_value;
+    InlineCompressed compressed;  // the filter compressed in its row read last
 };
 
 LookupCache* lookup_cache(FunctionCallInfo fcinfo, int item_arg) {
@@ -306,27 +300,6 @@ LookupCache* lookup_cache(FunctionCallInfo fcinfo, int item_arg) {
     return c;
 }
 
-// raw (compressed in line) decompressed, once for as long as the call site's
-// rows pass the same bytes; the bytes compared are a few hundred.
-struct varlena* decompressed_once(LookupCache* c, struct varlena* raw, MemoryContext cxt) {
-    const size_t n = VARSIZE(raw);
-    if (c->inline_raw != nullptr && VARSIZE(c->inline_raw) == n && std::memcmp(c->inline_raw, raw, n) == 0)
-        return c->inline_value;
-    if (c->inline_raw != nullptr) {
-        pfree(c->inline_raw);
-        pfree(c->inline_value);
-        c->inline_raw = c->inline_value = nullptr;
-    }
-    const MemoryContext old = MemoryContextSwitchTo(cxt);
-    struct varlena* value = detoast_large(PointerGetDatum(raw));
-    auto* copy = static_cast<struct varlena*>(palloc(n));
-    MemoryContextSwitchTo(old);
-    std::memcpy(copy, raw, n);
-    c->inline_raw = copy;
-    c->inline_value = value;
-    return value;
-}
-
 // The filter argument, through the cache.
 struct varlena* cached_filter(FunctionCallInfo fcinfo, LookupCache* c, Datum d) {
     auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(d));
@@ -335,7 +308,7 @@ struct varlena* cached_filter(FunctionCallInfo fcinfo, LookupCache* c, Datum d) 
         // validated below, against the header validated last
         v = fetch_filter(&c->fetched, raw, fcinfo->flinfo->fn_mcxt, kSizedBloomBitsOffset, [](struct varlena*) {});
     } else if (VARATT_IS_COMPRESSED(raw)) {
-        v = decompressed_once(c, raw, fcinfo->flinfo->fn_mcxt);
+        v = decompressed_once(&c->compressed, raw, fcinfo->flinfo->fn_mcxt, [](struct varlena*) {});  // checked below
     } else {
         v = detoast_large(d);
     }

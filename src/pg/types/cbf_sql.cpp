@@ -106,6 +106,13 @@ static cbf::View read_arg(FunctionCallInfo fcinfo, int argno, CallCache* cache) 
                                 });
         return cache->view;
     }
+    if (cache != nullptr && VARATT_IS_COMPRESSED(raw)) {  // a column whose storage was set to main or extended
+        sketch_pg::decompressed_once(&cache->compressed, raw, fcinfo->flinfo->fn_mcxt, [&](varlena* v) {
+            cache->compressed_view = view_of(v);
+            check_view_item(cache->compressed_view, cache, sketch_pg::ItemUse::lookup, "cbf_contains_many");
+        });
+        return cache->compressed_view;
+    }
     const cbf::View view = view_of(sketch_pg::detoast_large(PG_GETARG_DATUM(argno)));
     if (cache != nullptr) check_view_item(view, cache, sketch_pg::ItemUse::lookup, "cbf_contains_many");
     return view;

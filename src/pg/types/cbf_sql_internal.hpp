@@ -49,6 +49,8 @@ struct CallCache {
     sketch_pg::ItemHasher hasher;
     sketch_pg::FetchedFilter fetched;  // the stored filter read last
     cbf::View view;                    // of fetched.value
+    sketch_pg::InlineCompressed compressed;  // the filter compressed in its row read last
+    cbf::View compressed_view;               // of compressed.value
     // cbf_agg_trans on a flat state: the state seen last and its header.
     varlena* state;
     uint32 state_size;

@@ -1,5 +1,6 @@
 #include "types/fetched_filters.hpp"
 
+#include <cstring>
 #include <utility>
 
 #include "memory/reusable_memory.hpp"
@@ -109,6 +110,24 @@ FetchedCopy* take_recent(FetchedFilter* f, struct varlena* raw) {
         return c;
     }
     return nullptr;
+}
+
+bool holds_compressed(const InlineCompressed* c, const struct varlena* raw) {
+    return c->raw != nullptr && VARSIZE(c->raw) == VARSIZE(raw) && std::memcmp(c->raw, raw, VARSIZE(raw)) == 0;
+}
+
+void forget_compressed(InlineCompressed* c) {
+    if (c->raw == nullptr) return;
+    pfree(c->raw);
+    pfree(c->value);
+    c->raw = c->value = nullptr;
+}
+
+void keep_compressed(InlineCompressed* c, const struct varlena* raw, struct varlena* value, MemoryContext cxt) {
+    auto* copy = static_cast<struct varlena*>(MemoryContextAlloc(cxt, VARSIZE(raw)));
+    std::memcpy(copy, raw, VARSIZE(raw));
+    c->raw = copy;
+    c->value = value;
 }
 
 }  // namespace sketch_pg

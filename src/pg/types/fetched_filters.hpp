@@ -105,4 +105,37 @@ struct varlena* fetch_filter(FetchedFilter* f, struct varlena* raw, MemoryContex
     return c->value;
 }
 
+// A filter compressed in its row (VARATT_IS_COMPRESSED: a small one in a
+// row over 2 kB, or one nearly empty or full, shrunk to a few hundred bytes),
+// which a subquery hands to every row as those bytes: it has no stored
+// identity for FetchedFilter, so a call site keeps a copy of the last such
+// bytes and their decompressed value. Zeroed: holds nothing; both live in the
+// call site's context.
+struct InlineCompressed {
+    struct varlena* raw;
+    struct varlena* value;
+};
+
+// Whether c holds raw's bytes (a memcmp of a few hundred bytes).
+bool holds_compressed(const InlineCompressed* c, const struct varlena* raw);
+// c holds nothing from now on.
+void forget_compressed(InlineCompressed* c);
+// c holds raw's bytes, and value (in cxt) as their decompressed value.
+void keep_compressed(InlineCompressed* c, const struct varlena* raw, struct varlena* value, MemoryContext cxt);
+
+// raw (compressed in line) decompressed, once for as long as the call site's
+// rows pass the same bytes. validate(value) runs on each value decompressed
+// anew, before c keeps it (it may raise: then c holds nothing).
+template <typename Validate>
+struct varlena* decompressed_once(InlineCompressed* c, struct varlena* raw, MemoryContext cxt, Validate validate) {
+    if (holds_compressed(c, raw)) return c->value;
+    forget_compressed(c);
+    const MemoryContext old = MemoryContextSwitchTo(cxt);
+    struct varlena* value = detoast_large(PointerGetDatum(raw));
+    MemoryContextSwitchTo(old);
+    validate(value);
+    keep_compressed(c, raw, value, cxt);
+    return value;
+}
+
 }  // namespace sketch_pg
