@@ -9,13 +9,18 @@
 //   bench/core/boost_compare [n ...]   default 1000000 10000000; BOOST_COMPARE_REPS=3
 //
 // Each cell runs ours and Boost's alternately, reps times, and keeps each
-// side's median; the ratio is ours / Boost.
+// side's median; the ratio is ours / Boost. Both sides' bit arrays start at
+// the same address of one mapping (Arena, below); BOOST_COMPARE_HUGEPAGES=1
+// asks for transparent huge pages there.
+#include <sys/mman.h>
+
 #include <boost/bloom.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -55,6 +60,57 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
+// The memory of one layout's filters, shared by the two sides: each side's
+// array starts at its first byte, and each clears it before it runs. Beyond
+// the caches, a probe pays for a TLB walk and a cache miss whose cost depends
+// on where the array's pages sit, so arrays in two allocations would time
+// their memory as well as their code.
+class Arena {
+public:
+    explicit Arena(size_t bytes) : bytes_((bytes + 4095) & ~size_t(4095)) {
+        void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            std::perror("boost_compare: mmap");
+            std::exit(1);
+        }
+        const char* huge = std::getenv("BOOST_COMPARE_HUGEPAGES");
+        if (huge && std::atoi(huge) != 0) madvise(p, bytes_, MADV_HUGEPAGE);
+        base_ = static_cast<unsigned char*>(p);
+    }
+    Arena(const Arena&) = delete;
+    Arena& operator=(const Arena&) = delete;
+    ~Arena() { munmap(base_, bytes_); }
+    unsigned char* base() const { return base_; }
+    size_t bytes() const { return bytes_; }
+
+private:
+    size_t bytes_;
+    unsigned char* base_;
+};
+
+// Boost's allocator: every allocation is the arena (a filter allocates its
+// array once). The mapping is page-aligned, so Boost's own alignment of the
+// array within it leaves it at the first byte.
+template <typename T>
+struct ArenaAllocator {
+    using value_type = T;
+    std::shared_ptr<Arena> arena;
+    explicit ArenaAllocator(std::shared_ptr<Arena> a) : arena(std::move(a)) {}
+    template <typename U>
+    ArenaAllocator(const ArenaAllocator<U>& o) : arena(o.arena) {}
+    T* allocate(size_t n) {
+        if (n * sizeof(T) > arena->bytes()) {
+            std::fprintf(stderr, "boost_compare: Boost asked for %zu bytes, the arena has %zu\n", n * sizeof(T),
+                         arena->bytes());
+            std::exit(1);
+        }
+        return reinterpret_cast<T*>(arena->base());
+    }
+    void deallocate(T*, size_t) {}
+    bool operator==(const ArenaAllocator& o) const { return arena == o.arena; }
+    bool operator!=(const ArenaAllocator& o) const { return arena != o.arena; }
+};
+
 // The operations of one side on keys [0, n) (members) and [n, 2n).
 struct Side {
     std::function<void()> clear;
@@ -63,21 +119,20 @@ struct Side {
     std::function<size_t(const uint64_t*, size_t)> bulk;       // hits
 };
 
-Side ours(const sb::Geometry& g) {
-    auto f = std::make_shared<sb::Filter>(g);
+Side ours(const sb::Geometry& g, const std::shared_ptr<Arena>& arena) {
     const sb::Ops* ops = &sb::ops_for(g.layout);
-    const sb::Span s = sb::span_for(g, f->bits());
+    const sb::Span s = sb::span_for(g, arena->base());
     Side side;
-    side.clear = [f, g] { std::memset(f->bits(), 0, g.bytes); };
-    side.insert = [f, ops, s](const uint64_t* k, size_t n) {
+    side.clear = [arena, g] { std::memset(arena->base(), 0, g.bytes + sb::kTailPad); };
+    side.insert = [ops, s](const uint64_t* k, size_t n) {
         for (size_t i = 0; i < n; ++i) ops->add_one(s, sketch::hash_int(int64_t(k[i])));
     };
-    side.lookup = [f, ops, s](const uint64_t* k, size_t n) {
+    side.lookup = [ops, s](const uint64_t* k, size_t n) {
         size_t hits = 0;
         for (size_t i = 0; i < n; ++i) hits += ops->contains_one(s, sketch::hash_int(int64_t(k[i])));
         return hits;
     };
-    side.bulk = [f, ops, s](const uint64_t* k, size_t n) {
+    side.bulk = [ops, s](const uint64_t* k, size_t n) {
         size_t hits = 0;
         sketch::Hash128 batch[256];
         for (size_t start = 0; start < n; start += 256) {
@@ -91,8 +146,8 @@ Side ours(const sb::Geometry& g) {
 }
 
 template <typename F>
-Side boost_side(uint64_t bits, uint64_t* capacity) {
-    auto f = std::make_shared<F>(bits);
+Side boost_side(uint64_t bits, const std::shared_ptr<Arena>& arena, uint64_t* capacity) {
+    auto f = std::make_shared<F>(bits, typename F::allocator_type(arena));
     *capacity = f->capacity();
     Side side;
     side.clear = [f] { f->clear(); };
@@ -114,12 +169,12 @@ Side boost_side(uint64_t bits, uint64_t* capacity) {
 
 struct Config {
     const char* spec;
-    Side (*boost)(uint64_t bits, uint64_t* capacity);
+    Side (*boost)(uint64_t bits, const std::shared_ptr<Arena>& arena, uint64_t* capacity);
 };
 
 template <std::size_t K, typename Sub, std::size_t Stride = 0>
-Side make(uint64_t bits, uint64_t* capacity) {
-    return boost_side<bb::filter<uint64_t, K, Sub, Stride, Xxh3>>(bits, capacity);
+Side make(uint64_t bits, const std::shared_ptr<Arena>& arena, uint64_t* capacity) {
+    return boost_side<bb::filter<uint64_t, K, Sub, Stride, Xxh3, ArenaAllocator<unsigned char>>>(bits, arena, capacity);
 }
 
 // Boost.Bloom's comparison table, K' at its optimum for 12 bits per item.
@@ -162,8 +217,10 @@ void run(size_t n, int reps) {
     std::printf("\n");
     for (const Config& c : kConfigs) {
         const sb::Geometry g = sb::geometry_for_bits(sb::parse_layout(c.spec), 12 * uint64_t(n));
+        // Boost's array needs its alignment slack and a tail beside the bits.
+        auto arena = std::make_shared<Arena>(g.bytes + sb::kTailPad + 4096);
         uint64_t boost_bits = 0;
-        Side sides[2] = {ours(g), c.boost(g.bits(), &boost_bits)};
+        Side sides[2] = {ours(g, arena), c.boost(g.bits(), arena, &boost_bits)};
         std::printf("| `%s` | %llu / %llu |", c.spec, static_cast<unsigned long long>(g.bits()),
                     static_cast<unsigned long long>(boost_bits));
         for (int op = 0; op < kOps; ++op) {

@@ -182,6 +182,15 @@ struct FastSub : WordBits<FastSub<W, KP>, W> {
 
 // ---- drivers over the K subarrays ----
 
+// The drivers' per-subarray lambdas are always_inline, as the functions are.
+// To GCC a lambda is an ordinary function: where K calls outgrow its
+// inliner's budget, one stays out of line, and what it captures by reference
+// must then live in memory (classic<8>'s add stored and reloaded its probe
+// state around every byte store, and or-ed the answer nobody asked for into a
+// stack byte). The subfilters' lambdas are left to the compiler: forced
+// inline, multiblock<uint32,8>'s mark became eight scalar read-modify-writes
+// where GCC otherwise makes it one 256-bit or.
+//
 // Sub provides mark/check (possibly SIMD); Ref provides bits() for atomics.
 // The kernels take the subarray count KC and the stride S as template
 // arguments where the table knows them (0: read them from the span), so the
@@ -217,11 +226,13 @@ struct Driver {
             return true;
         }
     }
+    // s by value: the byte stores could alias the caller's span, which would
+    // make every subarray reload its fields.
     template <unsigned KC, unsigned S>
-    static inline __attribute__((always_inline)) bool insert1(const Span& s, uint64_t lo) {
+    static inline __attribute__((always_inline)) bool insert1(const Span s, uint64_t lo) {
         uint64_t h = lo | 1;
         bool changed = false;
-        each_subarray<KC>(s, [&] {
+        each_subarray<KC>(s, [&]() __attribute__((always_inline)) {
             uint8_t* p = next<S>(s, h);
             changed |= Sub::mark(p, h);
             return true;
@@ -231,7 +242,7 @@ struct Driver {
     template <unsigned KC, unsigned S>
     static inline __attribute__((always_inline)) bool contains1(const Span& s, uint64_t lo) {
         uint64_t h = lo | 1;
-        return each_subarray<KC>(s, [&] {
+        return each_subarray<KC>(s, [&]() __attribute__((always_inline)) {
             const uint8_t* p = next<S>(s, h);
             return Sub::check(p, h);
         });
@@ -243,7 +254,7 @@ struct Driver {
     template <unsigned KC, unsigned S>
     static inline __attribute__((always_inline)) void prefetch1(const Span& s, uint64_t lo) {
         uint64_t h = lo | 1;
-        each_subarray<KC>(s, [&] {
+        each_subarray<KC>(s, [&]() __attribute__((always_inline)) {
             prefetch_at(next<S>(s, h));
             return true;
         });
@@ -357,7 +368,7 @@ struct Driver {
         bool changed = false;
         for (uint32_t i = 0; i < s.k; ++i) {
             const uint64_t base = uint64_t(next<0>(s, h) - s.bits) * 8;
-            Ref::bits(h, [&](uint64_t off) {
+            Ref::bits(h, [&](uint64_t off) __attribute__((always_inline)) {
                 const uint64_t b = base + off;
                 const uint64_t m = uint64_t(1) << (b & 63);
                 changed |= (__atomic_fetch_or(&words[b >> 6], m, __ATOMIC_RELAXED) & m) == 0;
@@ -371,7 +382,7 @@ struct Driver {
         for (uint32_t i = 0; i < s.k; ++i) {
             const uint64_t base = uint64_t(next<0>(s, h) - s.bits) * 8;
             bool ok = true;
-            Ref::bits(h, [&](uint64_t off) {
+            Ref::bits(h, [&](uint64_t off) __attribute__((always_inline)) {
                 const uint64_t b = base + off;
                 ok &= ((__atomic_load_n(&words[b >> 6], __ATOMIC_RELAXED) >> (b & 63)) & 1) != 0;
             });
