@@ -20,13 +20,16 @@ enum class ItemUse : uint8_t { lookup, add };
 // filter", "shared object \"seen\"") and both types.
 [[noreturn]] void item_mismatch(sketch::ItemClass filter, const ItemHasher* h, const char* what, const char* many);
 
-// Raises 42804 unless an item of the hasher's type may meet a filter of class
-// `filter` in `use`: the classes differ, or the item is an array given to an
+// Whether an item of the hasher's type may meet a filter of class `filter`
+// in `use`: not when the classes differ, or the item is an array given to an
 // add on a filter of no class (an array is one item only in a filter of
-// arrays; `many` names the function that takes its elements).
+// arrays). check_item raises 42804 where it may not (`many` names the
+// function that takes an array's elements).
+inline bool item_meets(sketch::ItemClass filter, const ItemHasher* h, ItemUse use) {
+    return sketch::classes_compatible(filter, h->item) && !(h->is_array && !filter.known() && use == ItemUse::add);
+}
 inline void check_item(sketch::ItemClass filter, const ItemHasher* h, ItemUse use, const char* what, const char* many) {
-    if (likely(sketch::classes_compatible(filter, h->item) && !(h->is_array && !filter.known() && use == ItemUse::add)))
-        return;
+    if (likely(item_meets(filter, h, use))) return;
     item_mismatch(filter, h, what, many);
 }
 

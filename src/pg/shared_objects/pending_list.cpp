@@ -69,7 +69,7 @@ void index_item(int64 i) {
 // subtransaction that catches the error.
 template <typename Flag>
 void reindex(int64 count, Flag flag) {
-    uint64 n = 1024;
+    uint64 n = 16;  // most transactions list a few items: the index grows with them
     while (uint64(count) * 2 > n) n *= 2;
     // in huge pages: a probe of a large index is also a TLB miss on 4 KiB ones
     auto* fresh = static_cast<uint64*>(alloc_large(TopTransactionContext, n * sizeof(uint64)));
@@ -178,7 +178,7 @@ void unindex_item(int64 i) {
 
 void append(uint32 object, const sketch::Hash128& h, uint32 flags) {
     if (pending_items == items_capacity) {
-        const int64 n = items_capacity == 0 ? 256 : items_capacity * 2;
+        const int64 n = items_capacity == 0 ? 16 : items_capacity * 2;
         const Size bytes = Size(n) * sizeof(PendingItem);
         items = static_cast<PendingItem*>(items == nullptr ? MemoryContextAllocHuge(TopTransactionContext, bytes)
                                                            : repalloc_huge(items, bytes));

@@ -106,6 +106,7 @@ void follow_growth_slow(Entry* e) {
 }
 
 bool follow_growth_quietly(Entry* e) noexcept {
+    if (!growth_unseen(e)) return true;  // (a commit's apply: no path formatted)
     try {
         char path[MAXPGPATH];
         object_path(e->name, path, sizeof path);

@@ -39,7 +39,8 @@ void check_object_items_slow(FunctionCallInfo fcinfo, Entry* e, int argno, ItemU
     // (check_item), not recorded.
     if (use == ItemUse::add && !stored.known() && !h->is_array)
         sketch::item_class_of_word(sh::record_item_class(e->map.header(), sketch::item_class_word(h->item)), &stored);
-    check_item(stored, h, use, object_label(e), many);
+    // the label formatted only for the error: this runs once per statement
+    if (!item_meets(stored, h, use)) item_mismatch(stored, h, object_label(e), many);
     call_cache(fcinfo)->items_checked = e->file_id;
 }
 
