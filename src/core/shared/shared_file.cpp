@@ -295,8 +295,7 @@ bool unchanged(const Mapping& m, const struct stat& st) noexcept {
     if (uint64_t(st.st_dev) != m.dev || uint64_t(st.st_ino) != m.ino || size < m.size || !S_ISREG(st.st_mode) ||
         (size > m.size && size > most_bytes(m)))
         return false;
-    const FileHeader* h = m.header();
-    return h->magic == kMagic && h->checksum == m.fixed.checksum && header_checksum(*h) == m.fixed.checksum;
+    return header_unchanged(m);
 }
 
 FixedHeader fixed_part(const FileHeader& h) {
@@ -309,6 +308,11 @@ FixedHeader fixed_part(const FileHeader& h) {
 }
 
 }  // namespace
+
+bool header_unchanged(const Mapping& m) noexcept {
+    const FileHeader* h = m.header();
+    return h->magic == kMagic && h->checksum == m.fixed.checksum && header_checksum(*h) == m.fixed.checksum;
+}
 
 bool file_changed(const Mapping& m, const char* path) noexcept {
     struct stat st;

@@ -208,6 +208,10 @@ Mapping attach_file(const std::string& path, const char* label, uint32_t expecte
 // One fstat of m's descriptor, or without one an lstat of path (read only
 // then). Never throws.
 bool file_changed(const Mapping& m, const char* path) noexcept;
+// The part of file_changed that makes no system call: whether the mapped
+// header's immutable part is still what was validated. Only for a file known
+// to still cover its header (not truncated since it was last checked).
+bool header_unchanged(const Mapping& m) noexcept;
 // Closes m's descriptor (a process short of descriptors): file_changed then
 // looks at the path.
 void drop_descriptor(Mapping& m) noexcept;

@@ -3,6 +3,8 @@
 // lock. The catalog's queries are in shared_catalog.cpp, creates, drops and
 // the actions at transaction end in shared_lifecycle.cpp.
 #include "shared_objects/shared_registry.hpp"
+
+#include "shared_objects/folder_watch.hpp"
 #include "shared_objects/registry_internal.hpp"
 
 #include <cstring>
@@ -112,7 +114,9 @@ void release(Entry* e) {
 // mapped is let go of (false): the next open maps and validates it again and
 // reports what is wrong, XX001 naming the object. A stat is a system call,
 // here as costly as many lookups (page-table isolation), so the per-row calls
-// never make one: an entry is checked once per round. A round begins with each
+// never make one: an entry is checked once per round, and with the stat only
+// when the folder's watch counted a change since the entry's last one (else
+// the mapped header alone: folder_watch.hpp). A round begins with each
 // statement the client sends (a FETCH from an open cursor too), at each call
 // site's first call (each statement of a function; a PL/pgSQL expression's,
 // once per transaction) and at each prefetching scan. A file truncated between
@@ -122,6 +126,17 @@ bool check_file(Entry* e, bool always) {
     if (!e->loaded) return false;
     const uint64 round = current_round();
     if (!always && e->file_checked == round) return true;
+    // read before the stat: a change signalled during it is checked again
+    const uint32 changes = folder_changes();
+    if (!always && folder_watched() && e->folder_changes == changes) {
+        // No file of the folder changed since the last stat (folder_watch.hpp).
+        if (!sh::header_unchanged(e->map)) {
+            release(e);
+            return false;
+        }
+        e->file_checked = round;
+        return true;
+    }
     // Only a mapping without its descriptor reads the path: formatting it
     // cost a quarter as much as the fstat of a one-lookup statement.
     char path[MAXPGPATH] = "";
@@ -131,6 +146,7 @@ bool check_file(Entry* e, bool always) {
         return false;
     }
     e->file_checked = round;
+    e->folder_changes = changes;
     return true;
 }
 
@@ -169,6 +185,8 @@ namespace {
 
 // Maps the file of a catalog row into the entry.
 void load(Entry* e, CatalogRow row) {
+    watch_folder(db_folder(MyDatabaseId).c_str());
+    const uint32 changes = folder_changes();  // before the file is validated
     sh::Mapping m = map_file(e->name, row);
     // The grants are read again after acl_generation: a grant that commits
     // in between either is in them or bumps the generation after this read.
@@ -193,6 +211,7 @@ void load(Entry* e, CatalogRow row) {
     e->acl_loaded = acl;
     e->payload_checked = false;
     e->file_checked = current_round();
+    e->folder_changes = changes;
     e->ngrants = row.ngrants;
     e->grants = static_cast<GrantRow*>(MemoryContextAlloc(TopMemoryContext, sizeof(GrantRow) * (row.ngrants + 1)));
     memcpy(e->grants, row.grants, sizeof(GrantRow) * row.ngrants);

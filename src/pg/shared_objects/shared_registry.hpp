@@ -50,6 +50,7 @@ struct Entry {
     uint32 acl_loaded;  // acl_generation of the file when the grants were read
     bool payload_checked;  // this mapping's payload passed its kind's full check (reservoirs)
     uint64 file_checked;   // the check round in which the file was last found unchanged
+    uint32 folder_changes; // folder_changes() before the file's last stat (folder_watch.hpp)
     sketch::shared::Mapping map;
     // The kind's table of the sub-filters mapped (subfilter_table), for
     // map.subfilters of them; TopMemoryContext, nullptr until made.
