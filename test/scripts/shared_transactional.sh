@@ -154,11 +154,58 @@ await_output b b-dropped
 [ "$(result b b-dropped)" = t ] || fail "the waiting drop: $(result b b-dropped)"
 check "after the drop the object is gone" "SELECT count(*) = 0 FROM shared_objects WHERE name = 'dropped'"
 echo "ok: a drop waited for a transaction's pending adds"
+# The object's count of overflowing transactions (the header's word at 272:
+# adders of new items skip the overflow lock while it is 0) is back to 0
+# however an overflow ends: a commit, an abort, a rollback to a savepoint,
+# a cancel while it waits for the overflow lock.
+q "SELECT shared_cbf_create('counted', 100000, 0.01)" >/dev/null
+counted=$(object_dir)/counted
+overflow="SELECT count(*) FROM generate_series(1, 200) g WHERE shared_cbf_add('counted', g)"
+counted_is() { [ "$(get_u32 "$counted" 272)" = "$1" ] || fail "after $2: the count of overflowing transactions is $(get_u32 "$counted" 272), not $1"; }
+q "BEGIN; $overflow; ROLLBACK" >/dev/null
+counted_is 0 "an aborted overflow"
+q "BEGIN; SAVEPOINT s; $overflow; ROLLBACK TO s; SELECT shared_cbf_add('counted', 1); COMMIT" >/dev/null
+counted_is 0 "an overflow rolled back to its savepoint"
+q "BEGIN; SAVEPOINT s; $overflow; RELEASE s; COMMIT" >/dev/null
+counted_is 0 "a committed overflow"
+# b holds its 64 key locks, a overflows, and b's next new item makes b wait
+# for a's overflow lock, counted, until a cancel ends the wait.
+send b "BEGIN; SELECT count(*) FROM generate_series(2001, 2064) g WHERE shared_cbf_add('counted', g);"
+send b '\echo b-keys'
+await_output b b-keys
+send a "BEGIN; SELECT count(*) FROM generate_series(1001, 1200) g WHERE shared_cbf_add('counted', g);"
+send a '\echo a-counted'
+await_output a a-counted
+counted_is 1 "an overflow in progress"
+send b "SELECT shared_cbf_add('counted', 2065);"
+await_lock_wait b
+check "b waits for the overflow lock" \
+    "SELECT count(*) = 1 FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+     WHERE a.application_name = 'b' AND NOT l.granted AND l.objsubid = 21334 AND l.mode = 'ExclusiveLock'"
+counted_is 2 "a transaction began to wait for the overflow lock"
+q "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'b'" >/dev/null
+send b "ROLLBACK;"
+send b '\echo b-counted'
+await_output b b-counted
+grep -q "canceling statement due to user request" "$WORK/b.out" || fail "b's wait was not cancelled: $(cat "$WORK/b.out")"
+counted_is 1 "a wait for the overflow lock that was cancelled"
+send a "COMMIT;"
+send a '\echo a-counted-2'
+await_output a a-counted-2
+counted_is 0 "the overflow's commit"
+check "the committed overflow's items are in" \
+    "SELECT bool_and(shared_cbf_contains('counted', g)) FROM generate_series(1001, 1200) g"
+check "nothing of the one that timed out" "SELECT NOT shared_cbf_contains('counted', 2100)"
+echo "ok: the count of overflowing transactions"
 close_session a
 close_session b
 
 # README's dedup pattern, killed in the middle of a load (SIGKILL, crash
-# restart), then retried: every row arrives, for both kinds.
+# restart), then retried: every row arrives, for both kinds. The load
+# overflows (1000 new items), so the object's count of overflowing
+# transactions (the header's word at 272) names the killed one until the new
+# server run's first mapping clears it.
+dir=$(object_dir)
 for kind in cbf bloom; do
     obj=crash_$kind
     if [ $kind = cbf ]; then q "SELECT shared_cbf_create('$obj', 100000, 1e-6)" >/dev/null
@@ -176,9 +223,12 @@ for kind in cbf bloom; do
     wait "${PIDS[@]}" 2>/dev/null || true
     PIDS=()
     await_server
+    [ "$(get_u32 "$dir/$obj" 272)" = 1 ] || fail "$kind: the killed load is not counted overflowing"
     check "$kind: nothing of the killed load" "SELECT NOT shared_${kind}_contains('$obj', 500)"
+    [ "$(get_u32 "$dir/$obj" 272)" = 0 ] || fail "$kind: the new run's first mapping left the count"
     q "$load" >/dev/null
     check "$kind: the retry loads every row" "SELECT count(*) = 1000 AND count(DISTINCT k) = 1000 FROM target_$kind"
+    [ "$(get_u32 "$dir/$obj" 272)" = 0 ] || fail "$kind: the retry's overflow is still counted"
 done
 
 # pgbench: 8 clients over 2,000 keys; each transaction records its attempt

@@ -276,6 +276,7 @@ void adopt_lock(int fd, const Mapping& m, uint64_t run, const char* label) {
         h->lock.writer = 0;
         h->lock.waiters = 0;
         h->lock.slotless = 0;
+        h->overflowing = 0;
         std::memset(m.slots(), 0, kReaderSlots * sizeof(uint32_t));
         std::memset(m.base + kStripesOffset, 0, kItemStripes * sizeof(uint32_t));
         if (LockWordsReset reset = lock_words_resets[kind_index(h->kind)]) reset(m.payload());

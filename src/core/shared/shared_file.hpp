@@ -71,6 +71,12 @@ struct FileHeader {
     // earlier builds, where these bytes were zero padding). Set once, by the
     // first add (record_item_class), never changed after.
     uint64_t item_class;
+    // Transactions of this server run overflowing the object or waiting to
+    // (the PG face's transactional adds, past their key locks); 0 lets an
+    // adder skip the overflow lock. A count left by a crashed backend only
+    // sends adders to the lock (free then) until the next run clears it with
+    // the lock words (adopt_lock). Zero padding in files of earlier builds.
+    uint32_t overflowing;
     // Write-path calls: this word plus the op stripes (see add_ops). A copy
     // (export, attach) carries the total here and clear stripes.
     alignas(64) uint64_t ops;
@@ -93,6 +99,7 @@ static_assert(offsetof(FileHeader, flags) % 64 == 0, "mutable words start a cach
 static_assert(offsetof(FileHeader, ops) % 64 == 0, "ops on its own cache line");
 static_assert(offsetof(FileHeader, lock) % 64 == 0, "lock on its own cache line");
 static_assert(offsetof(FileHeader, lock) == 384, "test/scripts/shared_crash.sh writes the writer word at 384");
+static_assert(offsetof(FileHeader, overflowing) == 272, "test/scripts/shared_transactional.sh reads the count at 272");
 static_assert(offsetof(FileHeader, created_run) == 408, "test/scripts/shared_orphans.sh writes created_run at 408");
 static_assert(offsetof(FileHeader, subfilters) % 64 == 0, "the scaling words on their own cache line");
 
@@ -266,6 +273,13 @@ void copy_file(const std::string& from, const std::string& to, const char* label
 // reads the flags and counts an op).
 inline uint32_t load_flags(const FileHeader* h) { return __atomic_load_n(&h->flags, __ATOMIC_ACQUIRE); }
 inline void set_flags(FileHeader* h, uint32_t bits) { __atomic_fetch_or(&h->flags, bits, __ATOMIC_SEQ_CST); }
+// Transactions that overflow the object (FileHeader::overflowing): one
+// counts itself before it waits for the object's overflow lock, and out
+// before it lets go of the lock.
+inline uint32_t load_overflowing(const FileHeader* h) { return __atomic_load_n(&h->overflowing, __ATOMIC_SEQ_CST); }
+inline void count_overflowing(FileHeader* h, int32_t delta) {
+    __atomic_fetch_add(&h->overflowing, uint32_t(delta), __ATOMIC_SEQ_CST);
+}
 // Every add of every process counts an op: one shared word would pass its
 // cache line from core to core at each, a cost every concurrent writer
 // shares (bench/README.md measures two sessions adding at once). A

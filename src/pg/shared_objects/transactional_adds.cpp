@@ -100,6 +100,18 @@ void apply_all() {
     RESUME_INTERRUPTS();
 }
 
+// Counts the transaction out of the object's overflowing ones before
+// PostgreSQL lets go of (or stops waiting for) the overflow lock: at the end
+// of the transaction, or of the subtransaction that took it. Never raises.
+void end_overflow(PendingObject& po) {
+    if (po.overflow_level != 0 && same_object(po)) sketch::shared::count_overflowing(po.entry->map.header(), -1);
+    po.overflow_level = 0;
+}
+
+void end_overflows() {
+    for (int o = 0; o < nobjects; ++o) end_overflow(objects[o]);
+}
+
 void xact_callback(XactEvent event, void*) {
     if (nobjects == 0) return;
     switch (event) {
@@ -111,13 +123,16 @@ void xact_callback(XactEvent event, void*) {
             break;
         case XACT_EVENT_COMMIT:
             apply_all();
+            end_overflows();
             forget_all();
             break;
         case XACT_EVENT_ABORT:
             for (int o = 0; o < nobjects; ++o) give_back(objects[o], objects[o].reserved);
+            end_overflows();
             forget_all();
             break;
         case XACT_EVENT_PREPARE:
+            end_overflows();
             forget_all();
             break;
         default: break;
@@ -143,7 +158,7 @@ void subxact_callback(SubXactEvent event, SubTransactionId, SubTransactionId, vo
         }
         for (int o = 0; o < nobjects; ++o) {
             if (uint32(objects[o].object_lock_level) >= level) objects[o].object_lock_level = 0;
-            if (uint32(objects[o].overflow_level) >= level) objects[o].overflow_level = 0;
+            if (uint32(objects[o].overflow_level) >= level) end_overflow(objects[o]);
         }
     } else if (event == SUBXACT_EVENT_COMMIT_SUB) {
         for (int64 i = pending_items - 1; i >= 0 && (items[i].level & kLevelMask) == level; --i)
@@ -253,8 +268,13 @@ void begin_overflow(uint32 o) {
     PendingObject& po = objects[o];
     LOCKTAG tag;
     overflow_tag(&tag, po.file_id);
-    (void)LockAcquire(&tag, ExclusiveLock, false, false);
+    // Counted before the wait (an error in it ends the (sub)transaction,
+    // whose callback counts it out) and before the key locks are listed: an
+    // adder whose key lock is not listed took it after, and then sees the
+    // count (wait_for_overflowing).
     po.overflow_level = GetCurrentTransactionNestLevel();
+    sketch::shared::count_overflowing(po.entry->map.header(), 1);
+    (void)LockAcquire(&tag, ExclusiveLock, false, false);
     LockData* data = GetLockStatusData();
     int64 n = 0;
     po.others_keys = static_cast<uint64*>(
@@ -274,10 +294,16 @@ bool key_locked_by_others(const PendingObject& po, const LOCKTAG& key) {
     return std::binary_search(po.others_keys, po.others_keys + po.nothers_keys, k);
 }
 
-// With the item's key lock held: when a transaction overflows the object (or
-// is about to), lets go of the key, waits for it to end and returns true (the
-// caller starts again); else false, the key still held.
+// With the item's key lock held: when a transaction overflows the object
+// (or waits to), lets go of the key, waits for it to end and returns true
+// (the caller starts again); else false, the key still held. The header's
+// count spares the common case, no such transaction, two trips through the
+// lock manager; a waiting one makes the lock unavailable in share mode too,
+// so adders queue behind it as behind the one holding it.
 bool wait_for_overflowing(Entry* e, const LOCKTAG* key) {
+    // No transaction counted itself overflowing before this key lock was
+    // taken: if one overflows, it listed the key (begin_overflow).
+    if (sketch::shared::load_overflowing(e->map.header()) == 0) return false;
     LOCKTAG tag;
     overflow_tag(&tag, e->file_id);
     if (LockAcquire(&tag, ShareLock, false, true) != LOCKACQUIRE_NOT_AVAIL) {

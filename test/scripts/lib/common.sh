@@ -172,6 +172,9 @@ object_dir() {
     echo "$(q "SHOW data_directory")/sketchshare/$(q "SELECT oid FROM pg_database WHERE datname = current_database()")"
 }
 
+# get_u32 FILE OFFSET: the 4 little-endian bytes at OFFSET of an object file.
+get_u32() { as_owner od -An -tu4 -j "$2" -N4 "$1" | tr -d ' '; }
+
 # put_u32 FILE OFFSET VALUE [COUNT]: write VALUE as 4 little-endian bytes at
 # OFFSET of an object file, COUNT times in a row (default 1): a holder's
 # process id in lock words, damage in a payload.
