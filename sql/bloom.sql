@@ -134,6 +134,19 @@ ORDER BY form;
 SELECT count(*) AS lookups, count(*) FILTER (WHERE bloom_contains(b.f, i) <> bloom_contains(r.ref, i)) AS differ
 FROM generate_series(1, 2000) i CROSS JOIN bloom_forms b,
      LATERAL (SELECT bloom_agg(j, b.n, 0.01, 'classic') AS ref FROM generate_series(1, b.items) j) r;
+-- bloom_contains_many reads them alike (it keeps the filter of a subquery
+-- once per call site too), and checks a compressed one's items once
+SELECT form, (SELECT count(*) FILTER (WHERE bloom_contains_many((SELECT f FROM bloom_forms b WHERE b.form = o.form), ARRAY[i, i + 2000])
+                                      <> ARRAY[bloom_contains(ref, i), bloom_contains(ref, i + 2000)])
+              FROM generate_series(1, 2000) i) AS differ
+FROM bloom_forms o, LATERAL (SELECT bloom_agg(i, n, 0.01, 'classic') AS ref FROM generate_series(1, items) i) r
+ORDER BY form;
+SELECT count(*) AS lookups,
+       count(*) FILTER (WHERE bloom_contains_many(b.f, ARRAY[i, -i]) <> bloom_contains_many(r.ref, ARRAY[i, -i])) AS differ
+FROM generate_series(1, 2000) i CROSS JOIN bloom_forms b,
+     LATERAL (SELECT bloom_agg(j, b.n, 0.01, 'classic') AS ref FROM generate_series(1, b.items) j) r;
+SELECT count(*) FILTER (WHERE (bloom_contains_many((SELECT f FROM bloom_forms WHERE form = 'inline lz4'), ARRAY[i::text]))[1])
+FROM generate_series(1, 3) i;
 -- Version 3: a value records the n and fpr it was sized for (bloom_empty,
 -- bloom_agg, cbf_to_bloom); bloom_empty_bits records none (version 2 form)
 SELECT bloom_info(f)->>'version' AS version, bloom_info(f)->'capacity' AS capacity, bloom_info(f)->'fp_rate' AS fp_rate,

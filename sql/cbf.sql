@@ -261,6 +261,21 @@ FROM generate_series(1, 2000) i CROSS JOIN cbf_forms c,
 -- as any other (the first row refuses them, and no later one reads it unchecked)
 SELECT count(*) FILTER (WHERE cbf_contains((SELECT f FROM cbf_forms WHERE form = 'inline lz4'), i::text))
 FROM generate_series(1, 3) i;
+-- cbf_contains_many reads them alike (it keeps the filter of a subquery once
+-- per call site too), and checks a compressed one's items once
+SELECT form, (SELECT count(*) FILTER (WHERE cbf_contains_many((SELECT f FROM cbf_forms c WHERE c.form = o.form), ARRAY[i, i + 2000])
+                                      <> ARRAY[cbf_contains(ref, i), cbf_contains(ref, i + 2000)])
+              FROM generate_series(1, 2000) i) AS differ
+FROM cbf_forms o, LATERAL (SELECT cbf_agg(i, capacity, CASE WHEN capacity = 1 THEN 0.5 ELSE 0.01 END) AS ref
+                           FROM generate_series(1, items) i) r
+ORDER BY form;
+SELECT count(*) AS lookups,
+       count(*) FILTER (WHERE cbf_contains_many(c.f, ARRAY[i, -i]) <> cbf_contains_many(r.ref, ARRAY[i, -i])) AS differ
+FROM generate_series(1, 2000) i CROSS JOIN cbf_forms c,
+     LATERAL (SELECT cbf_agg(j, c.capacity, CASE WHEN c.capacity = 1 THEN 0.5 ELSE 0.01 END) AS ref
+              FROM generate_series(1, c.items) j) r;
+SELECT count(*) FILTER (WHERE (cbf_contains_many((SELECT f FROM cbf_forms WHERE form = 'inline lz4'), ARRAY[i::text]))[1])
+FROM generate_series(1, 3) i;
 
 -- bad input: clear errors
 SELECT cbf_empty(0);

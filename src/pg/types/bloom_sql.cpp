@@ -289,14 +289,26 @@ struct LookupCache {
     InlineCompressed compressed;  // the filter compressed in its row read last
 };
 
-LookupCache* lookup_cache(FunctionCallInfo fcinfo, int item_arg) {
-    FmgrInfo* fl = fcinfo->flinfo;
+LookupCache* lookup_cache_of(FmgrInfo* fl) {
     auto* c = static_cast<LookupCache*>(fl->fn_extra);
     if (c == nullptr) {
         c = static_cast<LookupCache*>(MemoryContextAllocZero(fl->fn_mcxt, sizeof(LookupCache)));
         fl->fn_extra = c;
     }
+    return c;
+}
+
+LookupCache* lookup_cache(FunctionCallInfo fcinfo, int item_arg) {
+    LookupCache* c = lookup_cache_of(fcinfo->flinfo);
     call_site_hasher(&c->hasher, fcinfo, item_arg);  // a call site's item type never changes
+    return c;
+}
+
+// bloom_contains_many's: the hasher is of the array's elements (the same at
+// every call of a call site, as its array type is).
+LookupCache* lookup_cache_for_elements(FunctionCallInfo fcinfo, Oid element_type) {
+    LookupCache* c = lookup_cache_of(fcinfo->flinfo);
+    if (unlikely(c->hasher.typid != element_type)) item_hasher_init(&c->hasher, element_type, fcinfo->flinfo->fn_mcxt);
     return c;
 }
 
@@ -420,14 +432,15 @@ SKETCH_FUNCTION(bloom_add_many) {
 }
 
 // bloom_contains_many(filter, items): bloom_contains of each element.
+// Through the call site's cache, as bloom_contains: a filter read per row
+// from a subquery is fetched, decompressed and checked once.
 SKETCH_FUNCTION(bloom_contains_many) {
     ArrayType* items = PG_GETARG_ARRAYTYPE_P(1);
-    const ItemHasher* hasher = item_hasher_for_type(fcinfo, ARR_ELEMTYPE(items));
-    Opened o = open_value(PG_GETARG_DATUM(0));
-    check_item(o.item, hasher, ItemUse::lookup, "the bloom filter", nullptr);
-    const sb::Ops& ops = guarded([&]() -> const sb::Ops& { return sb::ops_for(o.g.layout); });
-    const sb::Span span = sb::span_for(o.g, bloom_bits(o.v));
-    PG_RETURN_ARRAYTYPE_P(answers_for(items, [&](Datum item) { return ops.contains_one(span, hash_item(hasher, item, o.seed)); }));
+    LookupCache* c = lookup_cache_for_elements(fcinfo, ARR_ELEMTYPE(items));
+    struct varlena* v = cached_filter(fcinfo, c, PG_GETARG_DATUM(0));
+    sb::Span span = c->span;
+    span.bits = bloom_bits(v);
+    PG_RETURN_ARRAYTYPE_P(answers_for(items, [&](Datum item) { return c->ops->contains_one(span, hash_item(&c->hasher, item, c->seed)); }));
 }
 
 // ---- whole-filter operations ----

@@ -310,13 +310,17 @@ SKETCH_FUNCTION(cbf_add_many) {
 }
 
 // cbf_contains_many(filter, items): cbf_contains of each element.
+// Through the call site's cache, as cbf_contains (its hasher of the array's
+// elements, the same at every call of a call site): a filter read per row
+// from a subquery is fetched, decompressed and checked once.
 SKETCH_FUNCTION(cbf_contains_many) {
     ArrayType* items = PG_GETARG_ARRAYTYPE_P(1);
-    const sketch_pg::ItemHasher* hasher = sketch_pg::item_hasher_for_type(fcinfo, ARR_ELEMTYPE(items));
-    const cbf::View view = read_arg(fcinfo, 0, nullptr);
-    sketch_pg::check_item(view.item, hasher, sketch_pg::ItemUse::lookup, "the counting Bloom filter", nullptr);
+    CallCache* cache = call_cache(fcinfo, -1);
+    if (unlikely(cache->hasher.typid != ARR_ELEMTYPE(items)))
+        sketch_pg::item_hasher_init(&cache->hasher, ARR_ELEMTYPE(items), fcinfo->flinfo->fn_mcxt);
+    const cbf::View view = read_arg(fcinfo, 0, cache);
     PG_RETURN_ARRAYTYPE_P(sketch_pg::answers_for(items, [&](Datum item) {
-        return cbf::contains(view.g, view.counters, sketch_pg::hash_item(hasher, item, view.g.seed));
+        return cbf::contains(view.g, view.counters, sketch_pg::hash_item(&cache->hasher, item, view.g.seed));
     }));
 }
 
