@@ -38,6 +38,18 @@ pgbench_cluster() {
 
 q() { psql -X -At -v ON_ERROR_STOP=1 -c "$1"; }
 
+# hold_mapped NAME...: a session in the background maps the shared counting
+# filters NAME (a lookup in each) and stays idle until the cluster stops, as
+# some session of a server in use would. Between two pgbench runs no other
+# process maps them, and a kernel that reclaims page cache no process maps
+# (DAMON does on this machine class) drops their pages: the next run would
+# then start by reading or zeroing the whole file in again, page by page.
+hold_mapped() {
+    local sql="" name
+    for name in "$@"; do sql+="SELECT shared_cbf_contains('$name', '0'); "; done
+    psql -X -q -c "$sql" -c "SELECT pg_sleep(86400)" >/dev/null 2>&1 &
+}
+
 tps() {  # tps SCRIPT CLIENTS: transactions per second of $WORK/SCRIPT.sql
     "$PGBENCH" -n -M "$MODE" -c "$2" -j "$2" -T "$SECS" -f "$WORK/$1.sql" 2>/dev/null |
         awk '/^tps = / {print int($3)}'

@@ -27,6 +27,7 @@ bench_options "$@"
 pgbench_cluster
 q "SELECT shared_cbf_create('seen_block', 10000000, 0.01, layout => 'block')" >/dev/null
 q "CREATE UNLOGGED TABLE seen_ids (id bigint PRIMARY KEY)" >/dev/null
+hold_mapped seen seen_block
 
 printf '\\set id random(1, 1000000000)\nSELECT 1;\n' >"$WORK/select1.sql"
 printf '\\set id random(1, 1000000000)\nSELECT abs(:id);\n' >"$WORK/abs.sql"

@@ -26,6 +26,7 @@ bench_options "$@"
 
 pgbench_cluster
 q "CREATE UNLOGGED TABLE tgt (k bigint); CREATE UNLOGGED TABLE tgt_pk (k bigint PRIMARY KEY)" >/dev/null
+hold_mapped seen
 
 printf "\\\\set k random(1, 1000000000)\nINSERT INTO tgt SELECT :k WHERE shared_cbf_add('seen', :k);\n" >"$WORK/txn.sql"
 printf "\\\\set k random(1, 1000000000)\nINSERT INTO tgt SELECT :k WHERE shared_cbf_add('seen', :k, false);\n" >"$WORK/immediate.sql"
