@@ -6,6 +6,9 @@
 #       SELECT abs(:id)                                       (any function call: parse, plan, call)
 #       SELECT shared_cbf_add('seen', :id)                    (classic layout)
 #       SELECT shared_cbf_add('seen_block', :id)              (layout block)
+#       SELECT shared_cbf_add('seen_block', :id, false)       (layout block, immediate)
+#       SELECT pg_advisory_xact_lock(:id)                     (the one lock a transactional add of a
+#                                                              new item takes per item: its floor)
 #       INSERT INTO seen_ids VALUES (:id) ON CONFLICT DO NOTHING   (unlogged, primary key)
 #     with :id random in 1..10^9.
 #  2. In SQL over N rows of t (default 10M): count(x) against
@@ -34,25 +37,29 @@ printf '\\set id random(1, 1000000000)\nSELECT abs(:id);\n' >"$WORK/abs.sql"
 printf "\\\\set id random(1, 1000000000)\nSELECT shared_cbf_add('seen', :id);\n" >"$WORK/cbf.sql"
 printf "\\\\set id random(1, 1000000000)\nSELECT shared_cbf_add('seen_block', :id);\n" >"$WORK/cbf_block.sql"
 printf '\\set id random(1, 1000000000)\nINSERT INTO seen_ids VALUES (:id) ON CONFLICT DO NOTHING;\n' >"$WORK/insert.sql"
+printf "\\\\set id random(1, 1000000000)\nSELECT shared_cbf_add('seen_block', :id, false);\n" >"$WORK/block_immediate.sql"
+printf '\\set id random(1, 1000000000)\nSELECT pg_advisory_xact_lock(:id);\n' >"$WORK/lock.sql"
 
 # Every (statement, clients) run once per round, rounds interleaved so that
 # drift in the machine's load hits all statements alike; medians reported.
 declare -A TPS
 for r in $(seq 1 "$ROUNDS"); do
     for c in $CLIENTS; do
-        for s in select1 abs cbf cbf_block insert; do TPS[$s.$c]+="$(tps $s "$c") "; done
+        for s in select1 abs cbf cbf_block block_immediate lock insert; do TPS[$s.$c]+="$(tps $s "$c") "; done
     done
 done
 echo "== pgbench -M $MODE, median of $ROUNDS interleaved runs of $SECS s, $(nproc) cores"
-echo "| clients | SELECT 1 tps | abs(:id) tps | abs / SELECT 1 | shared_cbf_add tps | ratio to SELECT 1 | block: shared_cbf_add tps | ratio to SELECT 1 | INSERT ON CONFLICT tps | shared_cbf_add / INSERT |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| clients | SELECT 1 tps | abs(:id) tps | abs / SELECT 1 | shared_cbf_add tps | ratio to SELECT 1 | block: shared_cbf_add tps | ratio to SELECT 1 | block, immediate / SELECT 1 | advisory lock / SELECT 1 | INSERT ON CONFLICT tps | shared_cbf_add / INSERT |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for c in $CLIENTS; do
     s1=$(median <<<"${TPS[select1.$c]}")
     ab=$(median <<<"${TPS[abs.$c]}")
     cb=$(median <<<"${TPS[cbf.$c]}")
     bl=$(median <<<"${TPS[cbf_block.$c]}")
     ins=$(median <<<"${TPS[insert.$c]}")
-    echo "| $c | $s1 | $ab | $(awk "BEGIN {printf \"%.2fx\", $ab / $s1}") | $cb | $(awk "BEGIN {printf \"%.2fx\", $cb / $s1}") | $bl | $(awk "BEGIN {printf \"%.2fx\", $bl / $s1}") | $ins | $(awk "BEGIN {printf \"%.2fx\", $cb / $ins}") |"
+    bi=$(median <<<"${TPS[block_immediate.$c]}")
+    lk=$(median <<<"${TPS[lock.$c]}")
+    echo "| $c | $s1 | $ab | $(awk "BEGIN {printf \"%.2fx\", $ab / $s1}") | $cb | $(awk "BEGIN {printf \"%.2fx\", $cb / $s1}") | $bl | $(awk "BEGIN {printf \"%.2fx\", $bl / $s1}") | $(awk "BEGIN {printf \"%.2fx\", $bi / $s1}") | $(awk "BEGIN {printf \"%.2fx\", $lk / $s1}") | $ins | $(awk "BEGIN {printf \"%.2fx\", $cb / $ins}") |"
 done
 echo "(all runs: $(for k in "${!TPS[@]}"; do printf '%s=[%s] ' "$k" "${TPS[$k]% }"; done))"
 q "SELECT 'shared_cbf_add calls: ' || (shared_cbf_stats('seen')->>'ops') || ', lock recoveries: ' || (shared_cbf_stats('seen')->>'lock_recoveries')"
