@@ -12,6 +12,13 @@
 // the mapped header every round. Where the watch cannot be set up (SIGIO
 // handled by someone else, a file system without dnotify, no descriptor to
 // spare) every round makes its system call, as before the watch.
+//
+// The watch is on the folder's inode, not its path: DROP EXTENSION removes
+// the folder with the last file and a later create makes a new one, whose
+// changes the old watch never hears of. So each load asks for the folder now
+// at the path (watch_folder, which moves the watch there) and trusts the
+// count for the file it mapped only when that folder is still the one
+// watched after the mapping (folder_watch_covering).
 #pragma once
 
 #include "pg.hpp"
@@ -19,13 +26,18 @@
 namespace sketch_pg {
 namespace shared {
 
-// Sets the watch up on `folder` once per process, before its first file
-// is mapped. Never raises.
+// Before a file of `folder` is mapped: watches the folder now at that path,
+// moving the watch there from a folder removed or replaced. Never raises.
 void watch_folder(const char* folder);
 
-// Whether the watch is set up: a file changed since folder_changes returned
-// a value would have moved it.
-bool folder_watched();
+// After a file of `folder` was mapped (watch_folder and then folder_changes
+// before it): the watch that covers the file, 0 if none (the folder at the
+// path is not the one watched, or nothing is). A file's count can be trusted
+// while this stays the current one (current_folder_watch).
+uint32 folder_watch_covering(const char* folder);
+
+// The watch in place now, 0 if none; a new number each time it moves.
+uint32 current_folder_watch();
 
 // The count of changes signalled so far.
 uint32 folder_changes();

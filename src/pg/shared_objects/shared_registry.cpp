@@ -122,14 +122,20 @@ void release(Entry* e) {
 // once per transaction) and at each prefetching scan. A file truncated between
 // the check and a later access of the same statement can still fault
 // (docs/operations.md, "Limits").
+// No file of the entry's folder changed since its last stat, as far as the
+// watch that covered the file when mapped tells, if it is still in place
+// (folder_watch.hpp).
+bool unchanged_folder(const Entry* e, uint32 changes) {
+    return e->folder_watch != 0 && e->folder_watch == current_folder_watch() && e->folder_changes == changes;
+}
+
 bool check_file(Entry* e, bool always) {
     if (!e->loaded) return false;
     const uint64 round = current_round();
     if (!always && e->file_checked == round) return true;
     // read before the stat: a change signalled during it is checked again
     const uint32 changes = folder_changes();
-    if (!always && folder_watched() && e->folder_changes == changes) {
-        // No file of the folder changed since the last stat (folder_watch.hpp).
+    if (!always && unchanged_folder(e, changes)) {
         if (!sh::header_unchanged(e->map)) {
             release(e);
             return false;
@@ -185,9 +191,11 @@ namespace {
 
 // Maps the file of a catalog row into the entry.
 void load(Entry* e, CatalogRow row) {
-    watch_folder(db_folder(MyDatabaseId).c_str());
+    const std::string folder = db_folder(MyDatabaseId);
+    watch_folder(folder.c_str());
     const uint32 changes = folder_changes();  // before the file is validated
     sh::Mapping m = map_file(e->name, row);
+    const uint32 watch = folder_watch_covering(folder.c_str());
     // The grants are read again after acl_generation: a grant that commits
     // in between either is in them or bumps the generation after this read.
     const uint32 acl = __atomic_load_n(&m.header()->acl_generation, __ATOMIC_ACQUIRE);
@@ -212,6 +220,7 @@ void load(Entry* e, CatalogRow row) {
     e->payload_checked = false;
     e->file_checked = current_round();
     e->folder_changes = changes;
+    e->folder_watch = watch;
     e->ngrants = row.ngrants;
     e->grants = static_cast<GrantRow*>(MemoryContextAlloc(TopMemoryContext, sizeof(GrantRow) * (row.ngrants + 1)));
     memcpy(e->grants, row.grants, sizeof(GrantRow) * row.ngrants);

@@ -51,6 +51,7 @@ struct Entry {
     bool payload_checked;  // this mapping's payload passed its kind's full check (reservoirs)
     uint64 file_checked;   // the check round in which the file was last found unchanged
     uint32 folder_changes; // folder_changes() before the file's last stat (folder_watch.hpp)
+    uint32 folder_watch;   // the watch that covered the file when mapped, 0 if none (folder_watch_covering)
     sketch::shared::Mapping map;
     // The kind's table of the sub-filters mapped (subfilter_table), for
     // map.subfilters of them; TopMemoryContext, nullptr until made.
