@@ -196,6 +196,38 @@ counted_is 0 "the overflow's commit"
 check "the committed overflow's items are in" \
     "SELECT bool_and(shared_cbf_contains('counted', g)) FROM generate_series(1001, 1200) g"
 check "nothing of the one that timed out" "SELECT NOT shared_cbf_contains('counted', 2100)"
+# A savepoint released hands the overflow (and its lock) to the transaction:
+# a rollback to a later savepoint leaves it counted until the commit.
+send a "BEGIN; SAVEPOINT s; SELECT count(*) FROM generate_series(3001, 3200) g WHERE shared_cbf_add('counted', g);
+RELEASE s; SAVEPOINT t; SELECT shared_cbf_add('counted', 3201); ROLLBACK TO t;"
+send a '\echo a-released'
+await_output a a-released
+counted_is 1 "an overflow released to the transaction, then a rollback to a later savepoint"
+# an error in a PL/pgSQL block ends the block's subtransaction and its overflow
+send a "DO \$\$ BEGIN PERFORM count(*) FROM generate_series(3301, 3500) g WHERE shared_cbf_add('counted', g);
+RAISE EXCEPTION 'undone'; EXCEPTION WHEN raise_exception THEN NULL; END \$\$;"
+send a '\echo a-block'
+await_output a a-block
+counted_is 1 "an overflow in a PL/pgSQL block that failed, within an overflowing transaction"
+send a "COMMIT;"
+send a '\echo a-committed-3'
+await_output a a-committed-3
+counted_is 0 "the released overflow's commit"
+check "the released overflow's items are in, the rolled back and failed ones not" \
+    "SELECT bool_and(shared_cbf_contains('counted', g)) AND NOT shared_cbf_contains('counted', 3201)
+            AND NOT shared_cbf_contains('counted', 3400) FROM generate_series(3001, 3200) g"
+q "DO \$\$ BEGIN PERFORM count(*) FROM generate_series(3601, 3800) g WHERE shared_cbf_add('counted', g);
+   RAISE EXCEPTION 'undone'; EXCEPTION WHEN raise_exception THEN NULL; END \$\$" >/dev/null
+counted_is 0 "an overflow in a PL/pgSQL block that failed"
+# a backend ended (FATAL) while it overflows counts itself out on its way out
+# (which goes on after the client is told: wait for it to leave)
+PGAPPNAME=terminated q "BEGIN; SELECT count(*) FROM generate_series(4001, 4200) g WHERE shared_cbf_add('counted', g);
+   SELECT pg_terminate_backend(pg_backend_pid())" >/dev/null 2>&1 || true
+for _ in $(seq 1 100); do
+    [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'terminated'")" = 0 ] && break
+    sleep 0.1
+done
+counted_is 0 "a backend terminated while it overflowed"
 echo "ok: the count of overflowing transactions"
 close_session a
 close_session b
