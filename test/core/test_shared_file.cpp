@@ -428,6 +428,7 @@ TEST_F(SharedFile, AFileFromAnotherRunHasItsLockCleared) {
         sh::Mapping old = sh::attach_file(p, "run", 0, true, kRun);
         old.header()->lock.writer = live;
         old.header()->lock.slotless = 2;
+        old.header()->overflowing = 3;  // transactions of the old run, ended by its end
         old.slots()[17] = live;
         reinterpret_cast<uint32_t*>(old.base + sh::kStripesOffset)[900] = live;
         std::memcpy(old.payload(), &live, 4);
@@ -440,6 +441,7 @@ TEST_F(SharedFile, AFileFromAnotherRunHasItsLockCleared) {
 
     sh::Mapping m = sh::attach_file(p, "run", 0, true, kRun + 1);
     EXPECT_EQ(m.header()->lock_run, kRun + 1);
+    EXPECT_EQ(sh::load_overflowing(m.header()), 0u);
     EXPECT_EQ(m.lock().writer(), 0u);
     EXPECT_EQ(m.lock().readers(), 0u);
     EXPECT_EQ(reinterpret_cast<uint32_t*>(m.base + sh::kStripesOffset)[900], 0u);
@@ -452,6 +454,21 @@ TEST_F(SharedFile, AFileFromAnotherRunHasItsLockCleared) {
     EXPECT_EQ(again.lock().writer(), live);
     sh::unmap(again);
     sh::unmap(m);
+}
+
+// The count of overflowing transactions never wraps below 0 (the next one
+// counted in would then make it 0 while it overflows).
+TEST(OverflowCount, CountsInAndOutNeverBelowZero) {
+    sh::FileHeader h{};
+    sh::count_in_overflowing(&h);
+    sh::count_in_overflowing(&h);
+    sh::count_out_overflowing(&h);
+    EXPECT_EQ(sh::load_overflowing(&h), 1u);
+    sh::count_out_overflowing(&h);
+    sh::count_out_overflowing(&h);  // one too many
+    EXPECT_EQ(sh::load_overflowing(&h), 0u);
+    sh::count_in_overflowing(&h);
+    EXPECT_EQ(sh::load_overflowing(&h), 1u);
 }
 
 // A drop removes what damage left of its file, so the name can be created

@@ -274,11 +274,20 @@ void copy_file(const std::string& from, const std::string& to, const char* label
 inline uint32_t load_flags(const FileHeader* h) { return __atomic_load_n(&h->flags, __ATOMIC_ACQUIRE); }
 inline void set_flags(FileHeader* h, uint32_t bits) { __atomic_fetch_or(&h->flags, bits, __ATOMIC_SEQ_CST); }
 // Transactions that overflow the object (FileHeader::overflowing): one
-// counts itself before it waits for the object's overflow lock, and out
+// counts itself in before it waits for the object's overflow lock, and out
 // before it lets go of the lock.
 inline uint32_t load_overflowing(const FileHeader* h) { return __atomic_load_n(&h->overflowing, __ATOMIC_SEQ_CST); }
-inline void count_overflowing(FileHeader* h, int32_t delta) {
-    __atomic_fetch_add(&h->overflowing, uint32_t(delta), __ATOMIC_SEQ_CST);
+inline void count_in_overflowing(FileHeader* h) { __atomic_fetch_add(&h->overflowing, 1u, __ATOMIC_SEQ_CST); }
+// Never below 0: a count wrapped to 2^32 - 1 would come back to 0 with the
+// next transaction counted in, and adders would skip the lock it holds. Only
+// a count out without its count in can meet 0 (the file put back under the
+// running server with another count), and the count stays 0 then, as the
+// file says.
+inline void count_out_overflowing(FileHeader* h) {
+    uint32_t n = __atomic_load_n(&h->overflowing, __ATOMIC_RELAXED);
+    while (n != 0 &&
+           !__atomic_compare_exchange_n(&h->overflowing, &n, n - 1, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+    }
 }
 // Every add of every process counts an op: one shared word would pass its
 // cache line from core to core at each, a cost every concurrent writer

@@ -104,7 +104,7 @@ void apply_all() {
 // PostgreSQL lets go of (or stops waiting for) the overflow lock: at the end
 // of the transaction, or of the subtransaction that took it. Never raises.
 void end_overflow(PendingObject& po) {
-    if (po.overflow_level != 0 && same_object(po)) sketch::shared::count_overflowing(po.entry->map.header(), -1);
+    if (po.overflow_level != 0 && same_object(po)) sketch::shared::count_out_overflowing(po.entry->map.header());
     po.overflow_level = 0;
 }
 
@@ -273,7 +273,7 @@ void begin_overflow(uint32 o) {
     // adder whose key lock is not listed took it after, and then sees the
     // count (wait_for_overflowing).
     po.overflow_level = GetCurrentTransactionNestLevel();
-    sketch::shared::count_overflowing(po.entry->map.header(), 1);
+    sketch::shared::count_in_overflowing(po.entry->map.header());
     (void)LockAcquire(&tag, ExclusiveLock, false, false);
     LockData* data = GetLockStatusData();
     int64 n = 0;
