@@ -85,6 +85,38 @@ SELECT shared_bloom_contains_many('ic_bloom', ARRAY['a']);
 SELECT shared_bloom_contains_many('missing', NULL::int[]);
 SELECT shared_cbf_contains_many('ic_cbf', 'a');
 
+-- An anyarray column (pg_stats.most_common_vals) gives one call site arrays
+-- of another element type from row to row: each new type is checked against
+-- the filter or object the call site kept, for values in line and stored
+-- out of line, and for objects, by lookups and adds alike.
+CREATE TABLE ic_mcv (a int, b text);
+INSERT INTO ic_mcv SELECT g % 5, (g % 5)::text FROM generate_series(1, 1000) g;
+ANALYZE ic_mcv;
+CREATE TABLE ic_mcv_filters (form text, f bloom, c cbf);
+ALTER TABLE ic_mcv_filters ALTER f SET STORAGE external, ALTER c SET STORAGE external;
+INSERT INTO ic_mcv_filters SELECT 'in line', bloom_agg(i, 100, 0.01), cbf_agg(i, 100, 0.01) FROM generate_series(0, 4) i;
+INSERT INTO ic_mcv_filters SELECT 'out of line', bloom_agg(i, 100000, 0.01), cbf_agg(i, 10000, 0.01) FROM generate_series(0, 4) i;
+SELECT form, pg_column_size(f) > 2000 AS bloom_out_of_line, pg_column_size(c) > 2000 AS cbf_out_of_line
+FROM ic_mcv_filters ORDER BY form;
+-- (the integers' row first)
+\set ic_mcv_rows '(SELECT attname, most_common_vals AS v FROM pg_stats WHERE tablename = ''ic_mcv'' ORDER BY attname OFFSET 0) r'
+SELECT attname, (SELECT bool_and(x) FROM unnest(bloom_contains_many((SELECT f FROM ic_mcv_filters WHERE form = 'in line'), v)) x)
+FROM :ic_mcv_rows;
+SELECT attname, (SELECT bool_and(x) FROM unnest(bloom_contains_many((SELECT f FROM ic_mcv_filters WHERE form = 'out of line'), v)) x)
+FROM :ic_mcv_rows;
+SELECT attname, (SELECT bool_and(x) FROM unnest(cbf_contains_many((SELECT c FROM ic_mcv_filters WHERE form = 'in line'), v)) x)
+FROM :ic_mcv_rows;
+SELECT attname, (SELECT bool_and(x) FROM unnest(cbf_contains_many((SELECT c FROM ic_mcv_filters WHERE form = 'out of line'), v)) x)
+FROM :ic_mcv_rows;
+SELECT shared_bloom_create('ic_mcv_bloom', 100, 0.01), shared_cbf_create('ic_mcv_cbf', 100);
+SELECT shared_bloom_add_many('ic_mcv_bloom', ARRAY[0, 1, 2, 3, 4]), shared_cbf_add_many('ic_mcv_cbf', ARRAY[0, 1, 2, 3, 4]);
+SELECT attname, (SELECT bool_and(x) FROM unnest(shared_bloom_contains_many('ic_mcv_bloom', v)) x) FROM :ic_mcv_rows;
+SELECT attname, (SELECT bool_and(x) FROM unnest(shared_cbf_contains_many('ic_mcv_cbf', v)) x) FROM :ic_mcv_rows;
+SELECT attname, shared_bloom_add_many('ic_mcv_bloom', v) FROM :ic_mcv_rows;
+SELECT attname, shared_cbf_add_many('ic_mcv_cbf', v) FROM :ic_mcv_rows;
+SELECT shared_bloom_contains('ic_mcv_bloom', 5) AS bloom_took_none, shared_cbf_count('ic_mcv_cbf') AS cbf_items;
+DROP TABLE ic_mcv, ic_mcv_filters;
+
 -- create if not exists: true when it created, a notice and false when the name is taken
 SELECT shared_bloom_create('ic_bloom', 10, 0.1, if_not_exists => true) AS bloom_again,
        shared_bloom_create('ic_new', 10, 0.1, if_not_exists => true, layout => 'classic') AS bloom_new,

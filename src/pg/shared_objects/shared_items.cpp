@@ -9,6 +9,16 @@ namespace {
 
 const char* object_label(const Entry* e) { return psprintf("shared object \"%s\"", e->name); }
 
+// Whether the items of argument argno have one type at every call of this
+// call site. An array's declared type is fixed by its expression, except
+// for an expression of type anyarray (a column of pg_statistic or pg_stats
+// such as most_common_vals), whose element type changes from row to row.
+bool items_type_fixed(FunctionCallInfo fcinfo, int argno, bool elements) {
+    if (!elements) return true;
+    const Oid type = get_fn_expr_argtype(fcinfo->flinfo, argno);
+    return OidIsValid(type) && type != ANYARRAYOID;
+}
+
 // The hasher of this call site's items: of argument argno, or of its elements.
 const ItemHasher* items_hasher(FunctionCallInfo fcinfo, int argno, bool elements) {
     if (!elements) return cached_hasher(fcinfo, argno);
@@ -41,7 +51,8 @@ void check_object_items_slow(FunctionCallInfo fcinfo, Entry* e, int argno, ItemU
         sketch::item_class_of_word(sh::record_item_class(e->map.header(), sketch::item_class_word(h->item)), &stored);
     // the label formatted only for the error: this runs once per statement
     if (!item_meets(stored, h, use)) item_mismatch(stored, h, object_label(e), many);
-    call_cache(fcinfo)->items_checked = e->file_id;
+    // else every call checks, with the hasher of its own elements
+    if (items_type_fixed(fcinfo, argno, elements)) call_cache(fcinfo)->items_checked = e->file_id;
 }
 
 void record_object_items(Entry* e, sketch::ItemClass items, const char* what) {

@@ -16,7 +16,8 @@ sketch::ItemClass object_items(const Entry* e);
 // Raises 42804 unless the items of argument argno (its elements, with
 // `elements`: an array of items) may meet the object's; an add records their
 // class in an object that has none (call after check_mutable). `many` names
-// the function that takes an array's elements.
+// the function that takes an array's elements. Checked once per call site
+// and object, unless the elements' type can change from row to row.
 void check_object_items_slow(FunctionCallInfo fcinfo, Entry* e, int argno, ItemUse use, bool elements, const char* many);
 inline void check_object_items(FunctionCallInfo fcinfo, Entry* e, int argno, ItemUse use, bool elements, const char* many) {
     const auto* cc = static_cast<const CallCache*>(fcinfo->flinfo->fn_extra);

@@ -304,11 +304,15 @@ LookupCache* lookup_cache(FunctionCallInfo fcinfo, int item_arg) {
     return c;
 }
 
-// bloom_contains_many's: the hasher is of the array's elements (the same at
-// every call of a call site, as its array type is).
+// bloom_contains_many's: the hasher is of the array's elements. Their type
+// can change from row to row of one call site (an anyarray column, such as
+// pg_stats.most_common_vals): the filter is then checked anew against it.
 LookupCache* lookup_cache_for_elements(FunctionCallInfo fcinfo, Oid element_type) {
     LookupCache* c = lookup_cache_of(fcinfo->flinfo);
-    if (unlikely(c->hasher.typid != element_type)) item_hasher_init(&c->hasher, element_type, fcinfo->flinfo->fn_mcxt);
+    if (unlikely(c->hasher.typid != element_type)) {
+        item_hasher_init(&c->hasher, element_type, fcinfo->flinfo->fn_mcxt);
+        c->ops = nullptr;  // cached_filter checks the items' class again
+    }
     return c;
 }
 

@@ -311,14 +311,17 @@ SKETCH_FUNCTION(cbf_add_many) {
 
 // cbf_contains_many(filter, items): cbf_contains of each element.
 // Through the call site's cache, as cbf_contains (its hasher of the array's
-// elements, the same at every call of a call site): a filter read per row
-// from a subquery is fetched, decompressed and checked once.
+// elements): a filter read per row from a subquery is fetched, decompressed
+// and checked once. The elements' type can change from row to row of one
+// call site (an anyarray column, such as pg_stats.most_common_vals): the
+// filter kept is then checked anew against it.
 SKETCH_FUNCTION(cbf_contains_many) {
     ArrayType* items = PG_GETARG_ARRAYTYPE_P(1);
     CallCache* cache = call_cache(fcinfo, -1);
-    if (unlikely(cache->hasher.typid != ARR_ELEMTYPE(items)))
-        sketch_pg::item_hasher_init(&cache->hasher, ARR_ELEMTYPE(items), fcinfo->flinfo->fn_mcxt);
+    const bool new_type = cache->hasher.typid != ARR_ELEMTYPE(items);
+    if (unlikely(new_type)) sketch_pg::item_hasher_init(&cache->hasher, ARR_ELEMTYPE(items), fcinfo->flinfo->fn_mcxt);
     const cbf::View view = read_arg(fcinfo, 0, cache);
+    if (unlikely(new_type)) check_view_item(view, cache, sketch_pg::ItemUse::lookup, "cbf_contains_many");
     PG_RETURN_ARRAYTYPE_P(sketch_pg::answers_for(items, [&](Datum item) {
         return cbf::contains(view.g, view.counters, sketch_pg::hash_item(&cache->hasher, item, view.g.seed));
     }));
