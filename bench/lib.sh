@@ -44,10 +44,21 @@ q() { psql -X -At -v ON_ERROR_STOP=1 -c "$1"; }
 # process maps them, and a kernel that reclaims page cache no process maps
 # (DAMON does on this machine class) drops their pages: the next run would
 # then start by reading or zeroing the whole file in again, page by page.
+# The lookups are of an integer, the items' type of every bench object (one
+# of text in an object of integers fails with 42804); the holder is waited
+# for, so a failed lookup stops the bench rather than leaving it unheld.
 hold_mapped() {
-    local sql="" name
-    for name in "$@"; do sql+="SELECT shared_cbf_contains('$name', '0'); "; done
-    psql -X -q -c "$sql" -c "SELECT pg_sleep(86400)" >/dev/null 2>&1 &
+    local sql="" name app="hold_mapped $*"
+    for name in "$@"; do sql+="SELECT shared_cbf_contains('$name', 0); "; done
+    PGAPPNAME=$app psql -X -q -v ON_ERROR_STOP=1 -c "$sql" -c "SELECT pg_sleep(86400)" \
+        >/dev/null 2>"$WORK/hold_mapped.log" &
+    for _ in $(seq 1 100); do
+        [ "$(q "SELECT count(*) FROM pg_stat_activity
+                WHERE application_name = '$app' AND query LIKE '%pg_sleep%'")" = 1 ] && return 0
+        sleep 0.1
+    done
+    echo "hold_mapped: the session holding $* did not start: $(cat "$WORK/hold_mapped.log")"
+    exit 1
 }
 
 tps() {  # tps SCRIPT CLIENTS: transactions per second of $WORK/SCRIPT.sql
