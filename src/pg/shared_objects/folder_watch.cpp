@@ -1,6 +1,7 @@
 #include "shared_objects/folder_watch.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -54,6 +55,13 @@ bool own_signal() {
     return true;
 }
 
+// A process that blocks SIGIO (a background worker that never unblocked its
+// signals) would count nothing until it unblocks it.
+bool signal_blocked() {
+    sigset_t mask;
+    return pthread_sigmask(SIG_BLOCK, nullptr, &mask) != 0 || sigismember(&mask, SIGIO) == 1;
+}
+
 void unwatch() {
     if (watch_fd < 0) return;
     close(watch_fd);
@@ -67,7 +75,7 @@ bool is_watched(const struct stat& st) { return watch_fd >= 0 && st.st_dev == wa
 }  // namespace
 
 void watch_folder(const char* folder) {
-    if (!own_signal()) {
+    if (!own_signal() || signal_blocked()) {
         unwatch();
         return;
     }

@@ -10,8 +10,9 @@
 // are not reported, which is why every add and lookup (through mappings)
 // raises none; a header edited that way is still seen, since the check reads
 // the mapped header every round. Where the watch cannot be set up (SIGIO
-// handled by someone else, a file system without dnotify, no descriptor to
-// spare) every round makes its system call, as before the watch.
+// handled by someone else or blocked, a file system without dnotify, no
+// descriptor to spare) every round makes its system call, as before the
+// watch.
 //
 // The watch is on the folder's inode, not its path: DROP EXTENSION removes
 // the folder with the last file and a later create makes a new one, whose
