@@ -7,6 +7,7 @@
 //
 //   make bench/core/boost_compare BOOST_BLOOM_DEPS=/work/boost-deps   (bench/README.md)
 //   bench/core/boost_compare [n ...]   default 1000000 10000000; BOOST_COMPARE_REPS=3
+//   BOOST_COMPARE_LAYOUTS="block<uint64,6> classic<8>" runs only the rows named
 //
 // Each cell runs ours and Boost's alternately, reps times, and keeps each
 // side's median; the ratio is ours / Boost. Both sides' bit arrays start at
@@ -205,6 +206,14 @@ double time_op(Side& side, Op op, const std::vector<uint64_t>& keys, size_t n, s
     return seconds_of([&] { *hits = bulk ? side.bulk(k, n) : side.lookup(k, n); });
 }
 
+// The rows BOOST_COMPARE_LAYOUTS names (names separated by spaces), or all.
+bool selected(const char* spec) {
+    const char* only = std::getenv("BOOST_COMPARE_LAYOUTS");
+    if (only == nullptr) return true;
+    const std::string list = std::string(" ") + only + " ";
+    return list.find(std::string(" ") + spec + " ") != std::string::npos;
+}
+
 void run(size_t n, int reps) {
     std::vector<uint64_t> keys(2 * n);
     uint64_t seed = 12345;
@@ -216,6 +225,7 @@ void run(size_t n, int reps) {
     for (int i = 0; i < kOps; ++i) std::printf(" --- |");
     std::printf("\n");
     for (const Config& c : kConfigs) {
+        if (!selected(c.spec)) continue;
         const sb::Geometry g = sb::geometry_for_bits(sb::parse_layout(c.spec), 12 * uint64_t(n));
         // Boost's array needs its alignment slack and a tail beside the bits.
         auto arena = std::make_shared<Arena>(g.bytes + sb::kTailPad + 4096);
