@@ -107,6 +107,13 @@ void release(Entry* e) {
     e->loaded = false;
 }
 
+// No file of the entry's folder changed since its last stat, as far as the
+// watch that covered the file when mapped tells, if it is still in place
+// (folder_watch.hpp).
+bool unchanged_folder(const Entry* e, uint32 changes) {
+    return e->folder_watch != 0 && e->folder_watch == current_folder_watch() && e->folder_changes == changes;
+}
+
 // A cached entry's file, checked before its mapping is read in a new check
 // round (and by open_object always): sh::file_changed, an fstat of the
 // descriptor the mapping keeps (else an lstat of its path) and a look at the
@@ -122,13 +129,6 @@ void release(Entry* e) {
 // once per transaction) and at each prefetching scan. A file truncated between
 // the check and a later access of the same statement can still fault
 // (docs/operations.md, "Limits").
-// No file of the entry's folder changed since its last stat, as far as the
-// watch that covered the file when mapped tells, if it is still in place
-// (folder_watch.hpp).
-bool unchanged_folder(const Entry* e, uint32 changes) {
-    return e->folder_watch != 0 && e->folder_watch == current_folder_watch() && e->folder_changes == changes;
-}
-
 bool check_file(Entry* e, bool always) {
     if (!e->loaded) return false;
     const uint64 round = current_round();
