@@ -48,7 +48,8 @@ SELECT count(*) AS rows, count(DISTINCT k) AS keys, min(k), max(k) FROM target;
 SELECT count(*) FILTER (WHERE shared_bloom_contains('seen_bf', g + 10)) AS committed FROM generate_series(1, 300) g;
 
 -- beyond 64 key locks the transaction overflows: still correct, and the
--- lock table holds at most 64 keys of it
+-- lock table holds at most 64 keys of it (and no object lock: an adder
+-- enters by its slot in the object's header)
 BEGIN;
 SELECT count(*) FILTER (WHERE shared_cbf_add('seen', g)) AS new FROM generate_series(100001, 110000) g;
 SELECT count(*) FILTER (WHERE shared_cbf_add('seen', g)) AS new_again FROM generate_series(100001, 110000) g;

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <set>
 #include <csignal>
 #include <sys/file.h>
 #include <sys/resource.h>
@@ -429,6 +431,8 @@ TEST_F(SharedFile, AFileFromAnotherRunHasItsLockCleared) {
         old.header()->lock.writer = live;
         old.header()->lock.slotless = 2;
         old.header()->overflowing = 3;  // transactions of the old run, ended by its end
+        old.header()->closing = 2;
+        *sh::adder_slot(old.header(), 200) = 77;
         old.slots()[17] = live;
         reinterpret_cast<uint32_t*>(old.base + sh::kStripesOffset)[900] = live;
         std::memcpy(old.payload(), &live, 4);
@@ -441,7 +445,9 @@ TEST_F(SharedFile, AFileFromAnotherRunHasItsLockCleared) {
 
     sh::Mapping m = sh::attach_file(p, "run", 0, true, kRun + 1);
     EXPECT_EQ(m.header()->lock_run, kRun + 1);
-    EXPECT_EQ(sh::load_overflowing(m.header()), 0u);
+    EXPECT_EQ(sh::load_count(&m.header()->overflowing), 0u);
+    EXPECT_EQ(sh::load_count(&m.header()->closing), 0u);
+    EXPECT_EQ(sh::load_adder(m.header(), 200), 0u);
     EXPECT_EQ(m.lock().writer(), 0u);
     EXPECT_EQ(m.lock().readers(), 0u);
     EXPECT_EQ(reinterpret_cast<uint32_t*>(m.base + sh::kStripesOffset)[900], 0u);
@@ -456,19 +462,128 @@ TEST_F(SharedFile, AFileFromAnotherRunHasItsLockCleared) {
     sh::unmap(m);
 }
 
-// The count of overflowing transactions never wraps below 0 (the next one
-// counted in would then make it 0 while it overflows).
-TEST(OverflowCount, CountsInAndOutNeverBelowZero) {
+// A closer's page of the header maps the incarnation it names only, and
+// what it writes there is what the object's mappings read.
+TEST_F(SharedFile, TheHeaderPageIsTheIncarnationNamed) {
+    std::string p = path("page");
+    sh::create_file(p, "page", spec(55), sh::Existing::refuse);
+    EXPECT_EQ(sh::map_header_page(p, 56), nullptr);
+    EXPECT_EQ(sh::map_header_page(path("none"), 55), nullptr);
+    sh::FileHeader* page = sh::map_header_page(p, 55);
+    ASSERT_NE(page, nullptr);
+    sh::Mapping m = sh::attach_file(p, "page", 0, true, 1);
+    sh::count_in(&page->closing);
+    EXPECT_EQ(sh::load_count(&m.header()->closing), 1u);
+    EXPECT_FALSE(sh::enter_adder(m.header(), 3, 9));
+    sh::count_out(&page->closing);
+    EXPECT_TRUE(sh::enter_adder(m.header(), 3, 9));
+    EXPECT_EQ(sh::load_adder(page, 3), 9u);
+    sh::unmap_header_page(page);
+    sh::unmap(m);
+    ASSERT_EQ(truncate(p.c_str(), 4096), 0);  // damaged: shorter than its header
+    EXPECT_EQ(sh::map_header_page(p, 55), nullptr);
+}
+
+// A count of transactions (overflowing, closing) never wraps below 0 (the
+// next one counted in would then make it 0 while it waits).
+TEST(TransactionCount, CountsInAndOutNeverBelowZero) {
     sh::FileHeader h{};
-    sh::count_in_overflowing(&h);
-    sh::count_in_overflowing(&h);
-    sh::count_out_overflowing(&h);
-    EXPECT_EQ(sh::load_overflowing(&h), 1u);
-    sh::count_out_overflowing(&h);
-    sh::count_out_overflowing(&h);  // one too many
-    EXPECT_EQ(sh::load_overflowing(&h), 0u);
-    sh::count_in_overflowing(&h);
-    EXPECT_EQ(sh::load_overflowing(&h), 1u);
+    for (uint32_t* count : {&h.overflowing, &h.closing}) {
+        sh::count_in(count);
+        sh::count_in(count);
+        sh::count_out(count);
+        EXPECT_EQ(sh::load_count(count), 1u);
+        sh::count_out(count);
+        sh::count_out(count);  // one too many
+        EXPECT_EQ(sh::load_count(count), 0u);
+        sh::count_in(count);
+        EXPECT_EQ(sh::load_count(count), 1u);
+    }
+    EXPECT_EQ(h.overflowing, 1u);
+    EXPECT_EQ(h.closing, 1u);
+}
+
+// Every adder slot is its own word of the table between the op stripes and
+// the reader slots, and neighbouring slots lie on different cache lines.
+TEST(AdderSlots, EachSlotIsItsOwnWordOfTheTable) {
+    std::vector<uint8_t> page(sh::kSlotsOffset, 0);
+    auto* h = reinterpret_cast<sh::FileHeader*>(page.data());
+    std::set<uintptr_t> words;
+    for (uint32_t i = 0; i < sh::kAdderSlots; ++i) {
+        const auto at = reinterpret_cast<uintptr_t>(sh::adder_slot(h, i)) - reinterpret_cast<uintptr_t>(h);
+        EXPECT_GE(at, sh::kAdderSlotsOffset);
+        EXPECT_LT(at, sh::kSlotsOffset);
+        EXPECT_EQ(at % 4, 0u);
+        words.insert(at);
+        if (i > 0) {
+            const auto before = reinterpret_cast<uintptr_t>(sh::adder_slot(h, i - 1)) - reinterpret_cast<uintptr_t>(h);
+            EXPECT_NE(at / 64, before / 64);
+        }
+    }
+    EXPECT_EQ(words.size(), size_t(sh::kAdderSlots));
+}
+
+// An adder enters its slot while no closer is counted; with one counted it
+// is refused and its slot is left empty.
+TEST(AdderSlots, EnterWhileNoCloserIsCounted) {
+    std::vector<uint8_t> page(sh::kSlotsOffset, 0);
+    auto* h = reinterpret_cast<sh::FileHeader*>(page.data());
+    EXPECT_TRUE(sh::enter_adder(h, 37, 1234));
+    EXPECT_EQ(sh::load_adder(h, 37), 1234u);
+    sh::leave_adder(h, 37);
+    EXPECT_EQ(sh::load_adder(h, 37), 0u);
+    sh::count_in(&h->closing);
+    EXPECT_FALSE(sh::enter_adder(h, 37, 1235));
+    EXPECT_EQ(sh::load_adder(h, 37), 0u);
+    sh::count_out(&h->closing);
+    EXPECT_TRUE(sh::enter_adder(h, 37, 1236));
+    EXPECT_EQ(sh::load_adder(h, 37), 1236u);
+}
+
+// The store-then-load handshake: an adder entering while a closer counts
+// itself in and reads the slot, the closer starting a little later or
+// earlier in each round (a sweep of delays, so that some rounds overlap).
+// In every round at least one must see the other: a store that a later load
+// of the same thread could pass (a release store and an acquire load) lets
+// both miss.
+TEST(AdderSlots, AnAdderAndACloserNeverMissEachOther) {
+    constexpr int kRounds = 400000;
+    std::vector<uint8_t> page(sh::kSlotsOffset, 0);
+    auto* h = reinterpret_cast<sh::FileHeader*>(page.data());
+    std::atomic<int> go{-1};
+    std::atomic<int> done{0};
+    std::vector<char> adder_entered(kRounds), closer_saw(kRounds);
+    auto pause = [](int spins) {
+        for (volatile int k = 0; k < spins; k = k + 1) {
+        }
+    };
+    std::thread adder([&] {
+        for (int r = 0; r < kRounds; ++r) {
+            while (go.load(std::memory_order_acquire) != r) {
+            }
+            pause(r % 7 * 3);
+            adder_entered[r] = sh::enter_adder(h, 5, uint32_t(r + 1));
+            done.fetch_add(1, std::memory_order_acq_rel);
+        }
+    });
+    for (int r = 0; r < kRounds; ++r) {
+        go.store(r, std::memory_order_release);
+        pause(r % 61);
+        sh::count_in(&h->closing);
+        closer_saw[r] = sh::load_adder(h, 5) == uint32_t(r + 1);
+        while (done.load(std::memory_order_acquire) != r + 1) {
+        }
+        sh::count_out(&h->closing);
+        sh::leave_adder(h, 5);
+    }
+    adder.join();
+    int missed = 0, both = 0;
+    for (int r = 0; r < kRounds; ++r) {
+        missed += adder_entered[r] && !closer_saw[r];
+        both += adder_entered[r] && closer_saw[r];
+    }
+    EXPECT_EQ(missed, 0);
+    EXPECT_GT(both, 0) << "no round overlapped: the test saw no race";
 }
 
 // A drop removes what damage left of its file, so the name can be created

@@ -154,6 +154,130 @@ await_output b b-dropped
 [ "$(result b b-dropped)" = t ] || fail "the waiting drop: $(result b b-dropped)"
 check "after the drop the object is gone" "SELECT count(*) = 0 FROM shared_objects WHERE name = 'dropped'"
 echo "ok: a drop waited for a transaction's pending adds"
+# Adders enter by their slot in the object's header (the local transaction
+# id at 3072 + 64 * (n % 16) + 4 * (n / 16) for backend n + 1), holding no
+# object lock; a freeze or drop counts itself closing (the word at 276),
+# waits for the transactions in the slots (a virtualxid lock), then holds
+# adders off with the object's lock in share mode, which an adder entering
+# while it is counted takes row-exclusive.
+q "SELECT shared_bloom_create('closing', 1000, 0.01)" >/dev/null
+closing=$(object_dir)/closing
+closing_is() { [ "$(get_u32 "$1" 276)" = "$2" ] || fail "after $3: the count of closers is $(get_u32 "$1" 276), not $2"; }
+# slot_of NAME: the offset of session NAME's slot, and its transaction's local id
+slot_of() {
+    local vxid n
+    vxid=$(q "SELECT virtualtransaction FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+              WHERE a.application_name = '$1' AND l.locktype = 'virtualxid'")
+    n=$((${vxid%/*} - 1))
+    echo "$((3072 + 64 * (n % 16) + 4 * (n / 16))) ${vxid#*/}"
+}
+object_locks() {  # object_locks NAME: the modes of the object's locks session NAME holds or waits for
+    q "SELECT coalesce(string_agg(l.mode || CASE WHEN l.granted THEN '' ELSE ' (waiting)' END, ','), 'none')
+       FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+       WHERE a.application_name = '$1' AND l.locktype = 'advisory' AND l.objsubid = 21327"
+}
+open_session c
+send a "BEGIN; SELECT shared_bloom_add('closing', 1);"
+send a '\echo a-closing-1'
+await_output a a-closing-1
+read -r a_slot a_lxid < <(slot_of a)
+[ "$(get_u32 "$closing" "$a_slot")" = "$a_lxid" ] || fail "a's slot holds $(get_u32 "$closing" "$a_slot"), not its transaction $a_lxid"
+[ "$(object_locks a)" = none ] || fail "an adder entered by its slot holds the object's lock: $(object_locks a)"
+send b "SELECT shared_freeze('closing');"
+send b '\echo b-frozen'
+await_lock_wait b
+check "the freeze waits for a's transaction" \
+    "SELECT count(*) = 1 FROM pg_locks l JOIN pg_stat_activity a USING (pid), pg_locks h JOIN pg_stat_activity ha USING (pid)
+     WHERE a.application_name = 'b' AND NOT l.granted AND l.locktype = 'virtualxid'
+       AND ha.application_name = 'a' AND h.locktype = 'virtualxid' AND h.granted AND h.virtualxid = l.virtualxid"
+closing_is "$closing" 1 "a freeze began to wait"
+# c enters while the freeze is counted: by the object's lock, which the
+# freeze has not taken yet
+send c "BEGIN; SELECT shared_bloom_add('closing', 2);"
+send c '\echo c-closing-2'
+await_output c c-closing-2
+[ "$(object_locks c)" = RowExclusiveLock ] || fail "c entered while a freeze was counted, holding: $(object_locks c)"
+read -r c_slot _ < <(slot_of c)
+[ "$(get_u32 "$closing" "$c_slot")" = 0 ] || fail "c entered by the lock but its slot holds $(get_u32 "$closing" "$c_slot")"
+send a "COMMIT;"
+send a '\echo a-closing-committed'
+await_output a a-closing-committed
+[ "$(get_u32 "$closing" "$a_slot")" = 0 ] || fail "a's slot holds $(get_u32 "$closing" "$a_slot") after its commit"
+await_lock_wait b
+[ "$(object_locks b)" = "ShareLock (waiting)" ] || fail "after a's commit the freeze should wait for c at the object's lock: $(object_locks b)"
+send c "COMMIT;"
+await_output b b-frozen
+grep -q ERROR "$WORK/b.out" && fail "the freeze failed: $(cat "$WORK/b.out")"
+closing_is "$closing" 0 "the freeze's transaction"
+check "the adds of both transactions are in the frozen object" \
+    "SELECT shared_bloom_contains('closing', 1) AND shared_bloom_contains('closing', 2)"
+check_error "an add after the freeze is refused" "frozen" "SELECT shared_bloom_add('closing', 3)"
+echo "ok: a freeze waited for adders by their slot and by the object's lock"
+# A drop's transaction holds adders off to its end: they find the object
+# dropped after its commit, and add after its rollback; a drop rolled back
+# to its savepoint, or cancelled while it waits, counts itself out.
+q "SELECT shared_bloom_create('closing2', 1000, 0.01)" >/dev/null
+closing2=$(object_dir)/closing2
+send b "BEGIN; SELECT shared_drop('closing2');"
+send b '\echo b-dropping'
+await_output b b-dropping
+closing_is "$closing2" 1 "a drop in its transaction"
+send a "SELECT shared_bloom_add('closing2', 1);"
+send a '\echo a-added-to-dropping'
+await_lock_wait a
+send b "ROLLBACK;"
+await_output a a-added-to-dropping
+[ "$(result a a-added-to-dropping)" = t ] || fail "an add after a drop rolled back: $(result a a-added-to-dropping)"
+closing_is "$closing2" 0 "a drop rolled back"
+send b "BEGIN; SAVEPOINT s; SELECT shared_drop('closing2'); ROLLBACK TO s;"
+send b '\echo b-drop-undone'
+await_output b b-drop-undone
+closing_is "$closing2" 0 "a drop rolled back to its savepoint"
+send b "SAVEPOINT t; SELECT shared_drop('closing2'); RELEASE t;"
+send b '\echo b-drop-released'
+await_output b b-drop-released
+closing_is "$closing2" 1 "a drop's savepoint released"
+send a "SELECT shared_bloom_add('closing2', 2);"
+send a '\echo a-added-to-dropped'
+await_lock_wait a
+send b "COMMIT;"
+await_output a a-added-to-dropped
+grep -q 'was dropped' "$WORK/a.out" || fail "an add waiting for a drop's commit: $(cat "$WORK/a.out")"
+q "SELECT shared_bloom_create('closing3', 1000, 0.01)" >/dev/null
+closing3=$(object_dir)/closing3
+send c "BEGIN; SELECT shared_bloom_add('closing3', 1);"
+send c '\echo c-closing3'
+await_output c c-closing3
+send b "SELECT shared_drop('closing3');"
+await_lock_wait b
+closing_is "$closing3" 1 "a drop waiting for an adder"
+q "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'b'" >/dev/null
+send b '\echo b-cancelled'
+await_output b b-cancelled
+grep -q "canceling statement due to user request" "$WORK/b.out" || fail "the drop's wait was not cancelled: $(cat "$WORK/b.out")"
+closing_is "$closing3" 0 "a drop cancelled while it waited"
+# a deadlock through a slot's wait is detected: c waits for a key b holds,
+# and b's freeze waits for c's transaction (c checks for deadlocks late, so
+# b is the one that finds it)
+send c "SET deadlock_timeout = '1min';"
+send b "BEGIN; SELECT shared_cbf_add('race', 9001);"
+send b '\echo b-9001'
+await_output b b-9001
+send c "SELECT shared_cbf_add('race', 9001);"
+await_lock_wait c
+send b "SELECT shared_freeze('closing3');"
+send b '\echo b-deadlock'
+await_output b b-deadlock
+grep -q "deadlock detected" "$WORK/b.out" || fail "no deadlock reported: $(cat "$WORK/b.out")"
+send b "ROLLBACK;"
+send c "ROLLBACK;"
+send c '\echo c-deadlock-over'
+await_output c c-deadlock-over
+closing_is "$closing3" 0 "a freeze that ended in a deadlock"
+check "the freeze chosen as the deadlock's victim left the object mutable" \
+    "SELECT NOT frozen FROM shared_objects WHERE name = 'closing3'"
+close_session c
+echo "ok: the closers' count and waits"
 # The object's count of overflowing transactions (the header's word at 272:
 # adders of new items skip the overflow lock while it is 0) is back to 0
 # however an overflow ends: a commit, an abort, a rollback to a savepoint,

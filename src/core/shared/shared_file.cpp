@@ -249,6 +249,22 @@ FileHeader read_header(const std::string& path, const char* label, uint32_t expe
     return read_and_validate(fd.fd, size, path, label, expected_kind);
 }
 
+// One page: the mutable words and the adder slots lie in the first 4 KiB.
+constexpr size_t kHeaderPage = kSlotsOffset;
+
+FileHeader* map_header_page(const std::string& path, uint64_t file_id) noexcept {
+    Fd fd(open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC));
+    struct stat st;
+    if (fd.fd < 0 || fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode) || uint64_t(st.st_size) < kHeaderBytes)
+        return nullptr;
+    FileHeader h;
+    if (!pread_full(fd.fd, &h, sizeof h, 0) || h.magic != kMagic || h.file_id != file_id) return nullptr;
+    void* p = mmap(nullptr, kHeaderPage, PROT_READ | PROT_WRITE, MAP_SHARED, fd.fd, 0);
+    return p == MAP_FAILED ? nullptr : static_cast<FileHeader*>(p);
+}
+
+void unmap_header_page(FileHeader* h) noexcept { munmap(h, kHeaderPage); }
+
 void validate_header(const FileHeader& h, uint64_t size, const std::string& path, const char* label,
                      uint32_t expected_kind) {
     validate(h, reinterpret_cast<const uint8_t*>(&h), size, path, label, expected_kind);
@@ -277,6 +293,8 @@ void adopt_lock(int fd, const Mapping& m, uint64_t run, const char* label) {
         h->lock.waiters = 0;
         h->lock.slotless = 0;
         h->overflowing = 0;
+        h->closing = 0;
+        std::memset(m.base + kAdderSlotsOffset, 0, kAdderSlots * sizeof(uint32_t));
         std::memset(m.slots(), 0, kReaderSlots * sizeof(uint32_t));
         std::memset(m.base + kStripesOffset, 0, kItemStripes * sizeof(uint32_t));
         if (LockWordsReset reset = lock_words_resets[kind_index(h->kind)]) reset(m.payload());

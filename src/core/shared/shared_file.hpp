@@ -4,6 +4,7 @@
 //
 //   offset 0     FileHeader (immutable part, then mutable words on their own cache lines)
 //   offset 1024  op stripes: kOpStripes x uint64, each on its own cache line
+//   offset 3072  adder slots: kAdderSlots x uint32 (see enter_adder)
 //   offset 4096  reader slots of the lock: kReaderSlots x uint32
 //   offset 8192  item stripes: kItemStripes x uint32
 //   offset 12288 payload (page aligned), payload_bytes long; file size = 12288 + payload_bytes
@@ -35,6 +36,8 @@ constexpr uint32_t kFormatVersion = 1;
 constexpr uint32_t kHeaderBytes = 12288;
 constexpr uint32_t kOpStripesOffset = 1024;
 constexpr uint32_t kOpStripes = 32;
+constexpr uint32_t kAdderSlotsOffset = 3072;
+constexpr uint32_t kAdderSlots = 256;
 constexpr uint32_t kSlotsOffset = 4096;
 constexpr uint32_t kStripesOffset = 8192;
 constexpr uint32_t kGeometryBytes = 192;
@@ -77,6 +80,13 @@ struct FileHeader {
     // sends adders to the lock (free then) until the next run clears it with
     // the lock words (adopt_lock). Zero padding in files of earlier builds.
     uint32_t overflowing;
+    // Transactions of this server run that freeze or drop the object (the PG
+    // face's closers): counted in before they look for adders in the adder
+    // slots, out when they end; while it is not 0, adders enter by the
+    // object's heavyweight lock, where the closers hold them off, instead
+    // of a slot (enter_adder). A crashed closer's count is cleared as
+    // `overflowing` is. Zero padding in files of earlier builds.
+    uint32_t closing;
     // Write-path calls: this word plus the op stripes (see add_ops). A copy
     // (export, attach) carries the total here and clear stripes.
     alignas(64) uint64_t ops;
@@ -94,12 +104,15 @@ struct FileHeader {
     uint64_t held;
 };
 static_assert(sizeof(FileHeader) <= kOpStripesOffset, "header overflows the op stripes");
-static_assert(kOpStripesOffset + 64 * kOpStripes <= kSlotsOffset, "op stripes overflow the slot table");
+static_assert(kOpStripesOffset + 64 * kOpStripes <= kAdderSlotsOffset, "op stripes overflow the adder slots");
+static_assert(kAdderSlotsOffset + 4 * kAdderSlots <= kSlotsOffset, "adder slots overflow the reader slots");
+static_assert(kAdderSlots % 16 == 0, "adder slots fill whole cache lines");
 static_assert(offsetof(FileHeader, flags) % 64 == 0, "mutable words start a cache line");
 static_assert(offsetof(FileHeader, ops) % 64 == 0, "ops on its own cache line");
 static_assert(offsetof(FileHeader, lock) % 64 == 0, "lock on its own cache line");
 static_assert(offsetof(FileHeader, lock) == 384, "test/scripts/shared_crash.sh writes the writer word at 384");
 static_assert(offsetof(FileHeader, overflowing) == 272, "test/scripts/shared_transactional.sh reads the count at 272");
+static_assert(offsetof(FileHeader, closing) == 276, "test/scripts/shared_transactional.sh reads the count at 276");
 static_assert(offsetof(FileHeader, created_run) == 408, "test/scripts/shared_orphans.sh writes created_run at 408");
 static_assert(offsetof(FileHeader, subfilters) % 64 == 0, "the scaling words on their own cache line");
 
@@ -250,6 +263,15 @@ int extend_file(const Mapping& m, const std::string& path, uint64_t from_bytes, 
 // Reads and validates only the header (no mapping). Throws like attach_file.
 FileHeader read_header(const std::string& path, const char* label, uint32_t expected_kind);
 
+// The first page of the object file at path (the header's mutable words and
+// the adder slots), mapped shared and writable, if the file holds incarnation
+// file_id; nullptr when it is not there, is damaged or is another
+// incarnation. A freeze or a drop counts itself closing through it and reads
+// the slots, and keeps it to the end of its transaction, which the process's
+// own mapping of the object may not last. Never throws.
+FileHeader* map_header_page(const std::string& path, uint64_t file_id) noexcept;
+void unmap_header_page(FileHeader* h) noexcept;
+
 // Validates a header already read (the start of a file of `size` bytes at
 // path) as attach_file does, the kind's geometry included. Throws like
 // attach_file. For the fuzz target, which has no file.
@@ -273,22 +295,43 @@ void copy_file(const std::string& from, const std::string& to, const char* label
 // reads the flags and counts an op).
 inline uint32_t load_flags(const FileHeader* h) { return __atomic_load_n(&h->flags, __ATOMIC_ACQUIRE); }
 inline void set_flags(FileHeader* h, uint32_t bits) { __atomic_fetch_or(&h->flags, bits, __ATOMIC_SEQ_CST); }
-// Transactions that overflow the object (FileHeader::overflowing): one
-// counts itself in before it waits for the object's overflow lock, and out
-// before it lets go of the lock.
-inline uint32_t load_overflowing(const FileHeader* h) { return __atomic_load_n(&h->overflowing, __ATOMIC_SEQ_CST); }
-inline void count_in_overflowing(FileHeader* h) { __atomic_fetch_add(&h->overflowing, 1u, __ATOMIC_SEQ_CST); }
-// Never below 0: a count wrapped to 2^32 - 1 would come back to 0 with the
-// next transaction counted in, and adders would skip the lock it holds. Only
-// a count out without its count in can meet 0 (the file put back under the
-// running server with another count), and the count stays 0 then, as the
-// file says.
-inline void count_out_overflowing(FileHeader* h) {
-    uint32_t n = __atomic_load_n(&h->overflowing, __ATOMIC_RELAXED);
-    while (n != 0 &&
-           !__atomic_compare_exchange_n(&h->overflowing, &n, n - 1, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+// Counts of this server run's transactions at a step (FileHeader::overflowing
+// and closing): one counts itself in before it waits, and out when the
+// (sub)transaction that counted ends. Never below 0: a count wrapped to
+// 2^32 - 1 would come back to 0 with the next transaction counted in, and
+// adders would skip what it holds. Only a count out without its count in can
+// meet 0 (the file put back under the running server with another count),
+// and the count stays 0 then, as the file says.
+inline uint32_t load_count(const uint32_t* count) { return __atomic_load_n(count, __ATOMIC_SEQ_CST); }
+inline void count_in(uint32_t* count) { __atomic_fetch_add(count, 1u, __ATOMIC_SEQ_CST); }
+inline void count_out(uint32_t* count) {
+    uint32_t n = __atomic_load_n(count, __ATOMIC_RELAXED);
+    while (n != 0 && !__atomic_compare_exchange_n(count, &n, n - 1, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
     }
 }
+// Adder slots: a transaction with pending adds to the object (the PG face's
+// transactional adds) writes its local transaction id into the slot of its
+// process number, so that a freeze or a drop can find it and wait for it,
+// and adders need not all take one shared lock. Slot i lies on cache line
+// i % 16 of the table, so processes of neighbouring numbers write different
+// lines. 0: empty (zero in files of earlier builds).
+inline uint32_t* adder_slot(FileHeader* h, uint32_t i) {
+    return reinterpret_cast<uint32_t*>(reinterpret_cast<uint8_t*>(h) + kAdderSlotsOffset + 64 * (i % 16) + 4 * (i / 16));
+}
+inline uint32_t load_adder(FileHeader* h, uint32_t i) { return __atomic_load_n(adder_slot(h, i), __ATOMIC_SEQ_CST); }
+// Enters an adder: its id into slot i, then a look at the closers' count.
+// A closer counts itself in, then reads the slots, all sequentially
+// consistent, so of an adder and a closer at least one sees the other.
+// True when no closer is counted: a later one will find the slot. Else the
+// slot is emptied again and the adder must wait for the closers where they
+// hold adders off (the PG face's heavyweight lock).
+inline bool enter_adder(FileHeader* h, uint32_t i, uint32_t id) {
+    __atomic_store_n(adder_slot(h, i), id, __ATOMIC_SEQ_CST);
+    if (load_count(&h->closing) == 0) return true;
+    __atomic_store_n(adder_slot(h, i), 0u, __ATOMIC_SEQ_CST);
+    return false;
+}
+inline void leave_adder(FileHeader* h, uint32_t i) { __atomic_store_n(adder_slot(h, i), 0u, __ATOMIC_SEQ_CST); }
 // Every add of every process counts an op: one shared word would pass its
 // cache line from core to core at each, a cost every concurrent writer
 // shares (bench/README.md measures two sessions adding at once). A

@@ -400,7 +400,7 @@ bool drop_object(const char* name, bool missing_ok) {
         remove_remains_of_create(name);
         return false;
     }
-    wait_for_pending_adds(file_id);
+    wait_for_pending_adds(name, file_id);
     push_pending(Pending::dropped, name, file_id);
     local_epoch++;
     return true;

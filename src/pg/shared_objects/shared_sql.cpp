@@ -70,7 +70,7 @@ SKETCH_FUNCTION(shared_freeze) {
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("shared object \"%s\" is already frozen", name)));
     ss::refuse_freeze_after_adds(e);
-    ss::wait_for_pending_adds(e->file_id);
+    ss::wait_for_pending_adds(e->name, e->file_id);
     ss::lock_exclusive(e);
     sh::set_flags(e->map.header(), sh::kFrozen);
     ss::unlock_exclusive(e);

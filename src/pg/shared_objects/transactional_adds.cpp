@@ -1,10 +1,12 @@
-// Transactional adds (see transactional_adds.hpp): the key and object
+// Transactional adds (see transactional_adds.hpp): the key and overflow
 // locks, the commit, and the (sub)transaction callbacks; the pending items
-// themselves are pending_list.hpp's.
+// themselves are pending_list.hpp's, the adders' entry and the closers'
+// waits object_adders.hpp's.
 #include "shared_objects/transactional_adds.hpp"
 
 #include <algorithm>
 
+#include "shared_objects/object_adders.hpp"
 #include "shared_objects/pending_list.hpp"
 #include "shared_objects/registry_internal.hpp"
 #include "shared_objects/shared_capacity.hpp"
@@ -27,17 +29,12 @@ using namespace pending;
 
 // Lock tags: advisory tags with classes of their own (pg_advisory_lock uses
 // 1 and 2), shown in pg_locks as locktype 'advisory' with objsubid 21320 (a
-// key), 21327 (an object: its adders hold it row-exclusive, a freeze waits
-// for them) or 21334 (an object's overflowing transaction).
+// key) or 21334 (an object's overflowing transaction); 21327 is the
+// object's (object_adders.cpp).
 constexpr uint16 kKeyClass = 21320;
-constexpr uint16 kObjectClass = 21327;
 constexpr uint16 kOverflowClass = 21334;
 
 bool callbacks_registered = false;  // and the planner hook
-
-void object_tag(LOCKTAG* tag, uint64 file_id) {
-    SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, uint32(file_id >> 32), uint32(file_id), kObjectClass);
-}
 
 void key_tag(LOCKTAG* tag, uint64 file_id, const sketch::Hash128& h) {
     const uint64 k = mix(h.lo ^ mix(file_id));
@@ -46,7 +43,8 @@ void key_tag(LOCKTAG* tag, uint64 file_id, const sketch::Hash128& h) {
 
 // At commit: each object's items, in batches, to its filter. Nothing here
 // may raise: interrupts are held off (the waits for the object's lock stay
-// bounded by the holders' work), and an object dropped meanwhile (its entry
+// bounded by the holders' work; the closers wait for this transaction), and
+// an object dropped meanwhile (its entry
 // let go of or mapping another incarnation) or frozen by this transaction
 // receives nothing.
 uint64 apply_batch(Entry* e, const PendingObject& po, const sketch::Hash128* batch, int n) {
@@ -104,12 +102,16 @@ void apply_all() {
 // PostgreSQL lets go of (or stops waiting for) the overflow lock: at the end
 // of the transaction, or of the subtransaction that took it. Never raises.
 void end_overflow(PendingObject& po) {
-    if (po.overflow_level != 0 && same_object(po)) sketch::shared::count_out_overflowing(po.entry->map.header());
+    if (po.overflow_level != 0 && same_object(po)) sketch::shared::count_out(&po.entry->map.header()->overflowing);
     po.overflow_level = 0;
 }
 
-void end_overflows() {
-    for (int o = 0; o < nobjects; ++o) end_overflow(objects[o]);
+// At the end of the transaction: the overflows and the adders' slots.
+void end_objects() {
+    for (int o = 0; o < nobjects; ++o) {
+        end_overflow(objects[o]);
+        leave_object(objects[o]);
+    }
 }
 
 void xact_callback(XactEvent event, void*) {
@@ -123,16 +125,16 @@ void xact_callback(XactEvent event, void*) {
             break;
         case XACT_EVENT_COMMIT:
             apply_all();
-            end_overflows();
+            end_objects();
             forget_all();
             break;
         case XACT_EVENT_ABORT:
             for (int o = 0; o < nobjects; ++o) give_back(objects[o], objects[o].reserved);
-            end_overflows();
+            end_objects();
             forget_all();
             break;
         case XACT_EVENT_PREPARE:
-            end_overflows();
+            end_objects();
             forget_all();
             break;
         default: break;
@@ -157,14 +159,14 @@ void subxact_callback(SubXactEvent event, SubTransactionId, SubTransactionId, vo
             pending_items--;
         }
         for (int o = 0; o < nobjects; ++o) {
-            if (uint32(objects[o].object_lock_level) >= level) objects[o].object_lock_level = 0;
+            if (uint32(objects[o].adder_level) >= level) objects[o].adder_level = 0;
             if (uint32(objects[o].overflow_level) >= level) end_overflow(objects[o]);
         }
     } else if (event == SUBXACT_EVENT_COMMIT_SUB) {
         for (int64 i = pending_items - 1; i >= 0 && (items[i].level & kLevelMask) == level; --i)
             items[i].level = (items[i].level & ~kLevelMask) | (level - 1);
         for (int o = 0; o < nobjects; ++o) {
-            if (uint32(objects[o].object_lock_level) == level) objects[o].object_lock_level = int(level - 1);
+            if (uint32(objects[o].adder_level) == level) objects[o].adder_level = int(level - 1);
             if (uint32(objects[o].overflow_level) == level) objects[o].overflow_level = int(level - 1);
         }
     }
@@ -198,24 +200,8 @@ uint32 object_for(Entry* e, const AddOps& ops) {
                                : repalloc(objects, n * sizeof(PendingObject)));
         objects_capacity = n;
     }
-    objects[nobjects] = PendingObject{e, e->file_id, ops, 0, 0, 0, 0, nullptr, 0, nullptr, 0, 0, PendingCopy{}, false, false};
+    objects[nobjects] = PendingObject{e, e->file_id, ops, 0, 0, 0, false, 0, nullptr, 0, nullptr, 0, 0, PendingCopy{}, false, false};
     return uint32(nobjects++);
-}
-
-// The object's lock, row-exclusive, once per transaction (and subtransaction
-// that rolls back): a freeze or a drop waits for it, so the commit finds the
-// object mutable and its file in place. Once it is held, a freeze or drop
-// that won the race is reported.
-void lock_object(uint32 o) {
-    PendingObject& po = objects[o];
-    if (po.object_lock_level != 0) return;
-    LOCKTAG tag;
-    object_tag(&tag, po.file_id);
-    (void)LockAcquire(&tag, RowExclusiveLock, false, false);
-    po.object_lock_level = GetCurrentTransactionNestLevel();
-    if (sketch::shared::load_flags(po.entry->map.header()) & sketch::shared::kDropped)
-        report_dropped_meanwhile(po.entry->name);
-    check_mutable(po.entry);
 }
 
 // Reserves room in the object for an add (a new item's, or any of a counting
@@ -273,7 +259,7 @@ void begin_overflow(uint32 o) {
     // adder whose key lock is not listed took it after, and then sees the
     // count (wait_for_overflowing).
     po.overflow_level = GetCurrentTransactionNestLevel();
-    sketch::shared::count_in_overflowing(po.entry->map.header());
+    sketch::shared::count_in(&po.entry->map.header()->overflowing);
     (void)LockAcquire(&tag, ExclusiveLock, false, false);
     LockData* data = GetLockStatusData();
     int64 n = 0;
@@ -303,7 +289,7 @@ bool key_locked_by_others(const PendingObject& po, const LOCKTAG& key) {
 bool wait_for_overflowing(Entry* e, const LOCKTAG* key) {
     // No transaction counted itself overflowing before this key lock was
     // taken: if one overflows, it listed the key (begin_overflow).
-    if (sketch::shared::load_overflowing(e->map.header()) == 0) return false;
+    if (sketch::shared::load_count(&e->map.header()->overflowing) == 0) return false;
     LOCKTAG tag;
     overflow_tag(&tag, e->file_id);
     if (LockAcquire(&tag, ShareLock, false, true) != LOCKACQUIRE_NOT_AVAIL) {
@@ -324,7 +310,7 @@ bool add_in_transaction(Entry* e, const sketch::Hash128& h, const Lookup& commit
                         errmsg("cannot add to shared object \"%s\" transactionally during a parallel operation",
                                e->name)));
     const uint32 o = object_for(e, ops);
-    lock_object(o);
+    enter_object(o);
     if (has_pending(o, h) || committed(h)) return seen(o, h);
     PendingObject& po = objects[o];
     if (po.overflow_level == 0 && po.key_locks >= kKeyLocksPerObject) {
@@ -364,20 +350,6 @@ bool pending_in_transaction_slow(const Entry* e, const sketch::Hash128& h) {
 void prefetch_pending_slow(const Entry* e, const sketch::Hash128& h) {
     const int o = find_object(e);
     if (o >= 0) pending::prefetch(uint32(o), h);
-}
-
-void wait_for_pending_adds(uint64 file_id) {
-    LOCKTAG tag;
-    object_tag(&tag, file_id);
-    (void)LockAcquire(&tag, ShareLock, false, false);
-}
-
-void refuse_freeze_after_adds(const Entry* e) {
-    const int o = find_object(e);
-    if (o >= 0 && objects[o].object_lock_level != 0)
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("cannot freeze shared object \"%s\": this transaction has added to it", e->name),
-                        errhint("Freeze it in a transaction of its own.")));
 }
 
 }  // namespace shared

@@ -104,12 +104,12 @@ inline bool transactional_arg(FunctionCallInfo fcinfo, int argno) {
     return PG_NARGS() <= argno || PG_GETARG_BOOL(argno);
 }
 
-// Before a freeze or a drop of the object of file_id: waits for the
-// transactions with pending adds to it to end (their commits must find it
+// Before a freeze or a drop of object `name`, incarnation file_id: waits for
+// the transactions with pending adds to it to end (their commits must find it
 // mutable, its file in place), and holds off new ones until this transaction
-// ends. A drop in the transaction that added needs no wait: the adds are
-// applied before the drop's file actions at commit.
-void wait_for_pending_adds(uint64 file_id);
+// ends (object_adders.hpp). A drop in the transaction that added needs no
+// wait: the adds are applied before the drop's file actions at commit.
+void wait_for_pending_adds(const char* name, uint64 file_id);
 // Raises 55000 when the current transaction has added to e: a freeze would
 // refuse its own adds at commit.
 void refuse_freeze_after_adds(const Entry* e);

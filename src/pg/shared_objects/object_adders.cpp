@@ -1,0 +1,174 @@
+// The adders of an object and the closers that wait for them (see
+// object_adders.hpp): an adder enters by its slot in the object's header,
+// or by the object's heavyweight lock while a closer is counted.
+#include "shared_objects/object_adders.hpp"
+
+#include "shared_objects/pending_list.hpp"
+#include "shared_objects/registry_internal.hpp"
+
+extern "C" {
+#include "storage/lmgr.h"
+#include "storage/lock.h"
+#include "storage/proc.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+}
+
+namespace sketch_pg {
+namespace shared {
+
+namespace {
+
+namespace sh = sketch::shared;
+using namespace pending;
+
+// An advisory tag with a class of its own (pg_advisory_lock uses 1 and 2),
+// shown in pg_locks as locktype 'advisory' with objsubid 21327: an adder
+// that enters while a closer is counted holds it row-exclusive, a closer
+// share.
+constexpr uint16 kObjectClass = 21327;
+
+void object_tag(LOCKTAG* tag, uint64 file_id) {
+    SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, uint32(file_id >> 32), uint32(file_id), kObjectClass);
+}
+
+// The process's number (its adder slot; not below 0 for a backend: other
+// processes get a number past the slots) and a transaction's virtual id.
+#if PG_VERSION_NUM >= 170000
+uint32 process_number() { return uint32(MyProcNumber); }
+LocalTransactionId local_xid() { return MyProc->vxid.lxid; }
+VirtualTransactionId vxid_of(uint32 number, LocalTransactionId id) {
+    VirtualTransactionId v;
+    v.procNumber = ProcNumber(number);
+    v.localTransactionId = id;
+    return v;
+}
+#else
+uint32 process_number() { return uint32(MyBackendId - 1); }
+LocalTransactionId local_xid() { return MyProc->lxid; }
+VirtualTransactionId vxid_of(uint32 number, LocalTransactionId id) {
+    VirtualTransactionId v;
+    v.backendId = BackendId(number + 1);
+    v.localTransactionId = id;
+    return v;
+}
+#endif
+
+// A closer's hold on an object: the object's header page, counted closing
+// until the (sub)transaction that took it ends. In TopMemoryContext.
+struct Closing {
+    sh::FileHeader* page;
+    uint64 file_id;
+    int level;
+};
+Closing* closings = nullptr;
+int nclosings = 0;
+int closings_capacity = 0;
+bool closer_callbacks_registered = false;
+
+void end_closing(int i) {
+    sh::count_out(&closings[i].page->closing);
+    sh::unmap_header_page(closings[i].page);
+    closings[i] = closings[--nclosings];
+}
+
+// A top-level transaction counts its closings out after PostgreSQL let go
+// of its locks: a drop's file goes at commit (shared_lifecycle.cpp), and an
+// adder that found no closer counted must find it gone.
+void release_closings(ResourceReleasePhase phase, bool, bool is_top_level, void*) {
+    if (phase != RESOURCE_RELEASE_AFTER_LOCKS || !is_top_level) return;
+    while (nclosings > 0) end_closing(nclosings - 1);
+}
+
+// A rolled back subtransaction froze nothing it did not keep (a freeze is
+// immediate) and dropped nothing: its closings end with it.
+void closings_at_subxact_end(SubXactEvent event, SubTransactionId, SubTransactionId, void*) {
+    if (nclosings == 0) return;
+    const int level = GetCurrentTransactionNestLevel();
+    for (int i = nclosings - 1; i >= 0; --i) {
+        if (closings[i].level < level) continue;
+        if (event == SUBXACT_EVENT_ABORT_SUB) end_closing(i);
+        if (event == SUBXACT_EVENT_COMMIT_SUB) closings[i].level = level - 1;
+    }
+}
+
+bool holds_closing(uint64 file_id) {
+    for (int i = 0; i < nclosings; ++i)
+        if (closings[i].file_id == file_id) return true;
+    return false;
+}
+
+// Room for one more closing, taken before anything is counted.
+void reserve_closing() {
+    if (!closer_callbacks_registered) {
+        RegisterResourceReleaseCallback(release_closings, nullptr);
+        RegisterSubXactCallback(closings_at_subxact_end, nullptr);
+        closer_callbacks_registered = true;
+    }
+    if (nclosings < closings_capacity) return;
+    const int n = closings_capacity == 0 ? 4 : closings_capacity * 2;
+    closings = static_cast<Closing*>(closings == nullptr
+                                         ? MemoryContextAlloc(TopMemoryContext, n * sizeof(Closing))
+                                         : repalloc(closings, n * sizeof(Closing)));
+    closings_capacity = n;
+}
+
+}  // namespace
+
+namespace pending {
+
+void enter_object(uint32 o) {
+    PendingObject& po = objects[o];
+    if (po.adder_level != 0) return;
+    const uint32 me = process_number();
+    po.in_slot = me < sh::kAdderSlots && sh::enter_adder(po.entry->map.header(), me, local_xid());
+    if (!po.in_slot) {
+        LOCKTAG tag;
+        object_tag(&tag, po.file_id);
+        (void)LockAcquire(&tag, RowExclusiveLock, false, false);
+    }
+    po.adder_level = GetCurrentTransactionNestLevel();
+    if (sh::load_flags(po.entry->map.header()) & sh::kDropped) report_dropped_meanwhile(po.entry->name);
+    check_mutable(po.entry);
+}
+
+void leave_object(PendingObject& po) {
+    if (po.in_slot && po.entry->loaded && po.entry->file_id == po.file_id)
+        sh::leave_adder(po.entry->map.header(), process_number());
+    po.in_slot = false;
+}
+
+}  // namespace pending
+
+void wait_for_pending_adds(const char* name, uint64 file_id) {
+    if (holds_closing(file_id)) return;  // adders are held off since
+    reserve_closing();
+    char path[MAXPGPATH];
+    object_path(name, path, sizeof path);
+    // Without the page (a damaged file) no adder can enter by a slot.
+    if (sh::FileHeader* page = sh::map_header_page(path, file_id)) {
+        closings[nclosings++] = Closing{page, file_id, GetCurrentTransactionNestLevel()};
+        sh::count_in(&page->closing);
+        // Before the lock: an adder that read the slot's id here may be
+        // entering by the lock now, and must get it.
+        const uint32 me = process_number();
+        for (uint32 i = 0; i < sh::kAdderSlots; ++i) {
+            const LocalTransactionId id = sh::load_adder(page, i);
+            if (id != InvalidLocalTransactionId && i != me) (void)VirtualXactLock(vxid_of(i, id), true);
+        }
+    }
+    LOCKTAG tag;
+    object_tag(&tag, file_id);
+    (void)LockAcquire(&tag, ShareLock, false, false);
+}
+
+void refuse_freeze_after_adds(const Entry* e) {
+    const int o = find_object(e);
+    if (o >= 0 && objects[o].adder_level != 0)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("cannot freeze shared object \"%s\": this transaction has added to it", e->name),
+                        errhint("Freeze it in a transaction of its own.")));
+}
+
+}  // namespace shared
+}  // namespace sketch_pg
