@@ -64,6 +64,18 @@ inline Hash128 key_hash(const Keys& k, size_t i, bool strings) {
 
 enum class Op { insert, hit, miss, mixed };
 
+// The counters every cell reports, the same set in each (the CSV reporter
+// refuses a run that lacks a counter of its header): ns an item, the share of
+// lookups that said "present" (100 for hits, the measured FPR for misses, 0
+// for inserts, which look nothing up), and the filter's bits an item.
+void report(benchmark::State& state, size_t n, size_t found, const Geometry& g) {
+    // ns per item: kIsRate divides by seconds, kInvert turns items/s into s/item.
+    state.counters["ns/op"] = benchmark::Counter(double(n) * 1e-9 * double(state.iterations()),
+                                                 benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["found%"] = 100.0 * double(found) / double(n);
+    state.counters["bits/item"] = double(g.bits()) / double(n);
+}
+
 void run(benchmark::State& state, std::string spec, size_t n, double c, bool strings, Op op, bool bulk) {
     const Keys& k = keys(n);
     Layout l = parse_layout(spec);
@@ -111,12 +123,8 @@ void run(benchmark::State& state, std::string spec, size_t n, double c, bool str
         benchmark::DoNotOptimize(found);
         benchmark::ClobberMemory();
     }
-    // ns per item: kIsRate divides by seconds, kInvert turns items/s into s/item.
-    state.counters["ns/op"] = benchmark::Counter(double(n) * 1e-9 * double(state.iterations()),
-                                                 benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-    if (op == Op::miss) state.counters["fpr%"] = 100.0 * double(found) / double(n);
+    report(state, n, found, g);
     if (op == Op::hit && found != n) state.SkipWithError("false negative");
-    state.counters["bits/item"] = double(g.bits()) / double(n);
     state.SetLabel(format_layout(g.layout) + " " + path_name(Path::best));
 }
 
@@ -134,6 +142,7 @@ void fixed_vs_dispatch(benchmark::State& state, std::string spec, size_t n, bool
     for (auto& h : hs) ops_for(g.layout).insert_one(s, h);
     size_t found = 0;
     for (auto _ : state) {
+        found = 0;
         if (fixed) {
             if (lookup) for (auto& h : hs) found += Fixed::template contains1<1, 0>(s, h.lo);
             else for (auto& h : hs) Fixed::template insert1<1, 0>(s, h.lo);
@@ -145,8 +154,7 @@ void fixed_vs_dispatch(benchmark::State& state, std::string spec, size_t n, bool
         benchmark::DoNotOptimize(found);
         benchmark::ClobberMemory();
     }
-    state.counters["ns/op"] = benchmark::Counter(double(n) * 1e-9 * double(state.iterations()),
-                                                 benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    report(state, n, found, g);
 }
 
 void register_fixed() {
