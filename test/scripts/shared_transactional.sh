@@ -44,6 +44,11 @@ await_lock_wait() {
 }
 # result NAME MARK: the line session NAME printed before MARK.
 result() { grep -B1 -- "^$2\$" "$WORK/$1.out" | head -1; }
+# mark NAME: remembers how much session NAME has printed; since NAME: what it
+# printed after that.
+declare -A MARKED
+mark() { MARKED[$1]=$(wc -l <"$WORK/$1.out"); }
+since() { tail -n +"$((MARKED[$1] + 1))" "$WORK/$1.out"; }
 
 q "SELECT shared_cbf_create('race', 100000, 1e-6)" >/dev/null
 q "SELECT shared_bloom_create('race_bf', 100000, 1e-6)" >/dev/null
@@ -140,6 +145,42 @@ await_output a a-committed-2
 check "every item of the overflowing load is in" \
     "SELECT bool_and(shared_cbf_contains('race', g)) FROM generate_series(5001, 7000) g"
 echo "ok: an overflowing transaction waited for a key held by another"
+# Two loads that feed the same two objects overflow both in one order (the
+# objects' file ids), whichever object each reaches its key locks in first:
+# both hold their key locks in both, a goes past them in x, b in y; b then
+# waits for a, where overflowing y alone it would have gone on, and the two
+# would have deadlocked at their next adds (a in y, b in x).
+q "SELECT shared_cbf_create('two_x', 100000, 0.01), shared_cbf_create('two_y', 100000, 0.01)" >/dev/null
+two_rows="SELECT count(*) FILTER (WHERE shared_cbf_add('two_x', g)), count(*) FILTER (WHERE shared_cbf_add('two_y', g)) FROM generate_series"
+mark a
+mark b
+send a "BEGIN; $two_rows(1, 64) g;"
+send a '\echo a-two-keys'
+await_output a a-two-keys
+send b "BEGIN; $two_rows(1001, 1064) g;"
+send b '\echo b-two-keys'
+await_output b b-two-keys
+send a "SELECT shared_cbf_add('two_x', 65);"
+send a '\echo a-two'
+await_output a a-two
+send b "SELECT shared_cbf_add('two_y', 1065);"
+send b '\echo b-two'
+await_lock_wait b
+send a "SELECT shared_cbf_add('two_y', 66); COMMIT;"
+send a '\echo a-two-committed'
+await_output a a-two-committed
+await_output b b-two
+send b "SELECT shared_cbf_add('two_x', 1066); COMMIT;"
+send b '\echo b-two-committed'
+await_output b b-two-committed
+since a | grep -q ERROR && fail "two loads over two objects, a: $(since a)"
+since b | grep -q ERROR && fail "two loads over two objects, b: $(since b)"
+check "both loads' items are in both objects" \
+    "SELECT bool_and(shared_cbf_contains('two_x', g) AND shared_cbf_contains('two_y', g))
+     FROM (SELECT generate_series(1, 64) UNION ALL SELECT generate_series(1001, 1064)) s(g)"
+check "and their last adds" "SELECT shared_cbf_contains('two_x', 65) AND shared_cbf_contains('two_y', 66)
+                                    AND shared_cbf_contains('two_y', 1065) AND shared_cbf_contains('two_x', 1066)"
+echo "ok: two loads over two objects overflowed them in one order"
 # A drop (and a freeze) waits for the transactions with pending adds to the
 # object: their commits find it in place.
 q "SELECT shared_bloom_create('dropped', 1000, 0.01)" >/dev/null
@@ -183,6 +224,7 @@ await_output a a-closing-1
 read -r a_slot a_lxid < <(slot_of a)
 [ "$(get_u32 "$closing" "$a_slot")" = "$a_lxid" ] || fail "a's slot holds $(get_u32 "$closing" "$a_slot"), not its transaction $a_lxid"
 [ "$(object_locks a)" = none ] || fail "an adder entered by its slot holds the object's lock: $(object_locks a)"
+mark b
 send b "SELECT shared_freeze('closing');"
 send b '\echo b-frozen'
 await_lock_wait b
@@ -207,7 +249,7 @@ await_lock_wait b
 [ "$(object_locks b)" = "ShareLock (waiting)" ] || fail "after a's commit the freeze should wait for c at the object's lock: $(object_locks b)"
 send c "COMMIT;"
 await_output b b-frozen
-grep -q ERROR "$WORK/b.out" && fail "the freeze failed: $(cat "$WORK/b.out")"
+since b | grep -q ERROR && fail "the freeze failed: $(since b)"
 closing_is "$closing" 0 "the freeze's transaction"
 check "the adds of both transactions are in the frozen object" \
     "SELECT shared_bloom_contains('closing', 1) AND shared_bloom_contains('closing', 2)"
@@ -237,24 +279,26 @@ send b "SAVEPOINT t; SELECT shared_drop('closing2'); RELEASE t;"
 send b '\echo b-drop-released'
 await_output b b-drop-released
 closing_is "$closing2" 1 "a drop's savepoint released"
+mark a
 send a "SELECT shared_bloom_add('closing2', 2);"
 send a '\echo a-added-to-dropped'
 await_lock_wait a
 send b "COMMIT;"
 await_output a a-added-to-dropped
-grep -q 'was dropped' "$WORK/a.out" || fail "an add waiting for a drop's commit: $(cat "$WORK/a.out")"
+since a | grep -q 'was dropped' || fail "an add waiting for a drop's commit: $(since a)"
 q "SELECT shared_bloom_create('closing3', 1000, 0.01)" >/dev/null
 closing3=$(object_dir)/closing3
 send c "BEGIN; SELECT shared_bloom_add('closing3', 1);"
 send c '\echo c-closing3'
 await_output c c-closing3
+mark b
 send b "SELECT shared_drop('closing3');"
 await_lock_wait b
 closing_is "$closing3" 1 "a drop waiting for an adder"
 q "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'b'" >/dev/null
 send b '\echo b-cancelled'
 await_output b b-cancelled
-grep -q "canceling statement due to user request" "$WORK/b.out" || fail "the drop's wait was not cancelled: $(cat "$WORK/b.out")"
+since b | grep -q "canceling statement due to user request" || fail "the drop's wait was not cancelled: $(since b)"
 closing_is "$closing3" 0 "a drop cancelled while it waited"
 # a deadlock through a slot's wait is detected: c waits for a key b holds,
 # and b's freeze waits for c's transaction (c checks for deadlocks late, so
@@ -265,10 +309,11 @@ send b '\echo b-9001'
 await_output b b-9001
 send c "SELECT shared_cbf_add('race', 9001);"
 await_lock_wait c
+mark b
 send b "SELECT shared_freeze('closing3');"
 send b '\echo b-deadlock'
 await_output b b-deadlock
-grep -q "deadlock detected" "$WORK/b.out" || fail "no deadlock reported: $(cat "$WORK/b.out")"
+since b | grep -q "deadlock detected" || fail "no deadlock reported: $(since b)"
 send b "ROLLBACK;"
 send c "ROLLBACK;"
 send c '\echo c-deadlock-over'
@@ -301,6 +346,7 @@ send a "BEGIN; SELECT count(*) FROM generate_series(1001, 1200) g WHERE shared_c
 send a '\echo a-counted'
 await_output a a-counted
 counted_is 1 "an overflow in progress"
+mark b
 send b "SELECT shared_cbf_add('counted', 2065);"
 await_lock_wait b
 check "b waits for the overflow lock" \
@@ -311,7 +357,7 @@ q "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 
 send b "ROLLBACK;"
 send b '\echo b-counted'
 await_output b b-counted
-grep -q "canceling statement due to user request" "$WORK/b.out" || fail "b's wait was not cancelled: $(cat "$WORK/b.out")"
+since b | grep -q "canceling statement due to user request" || fail "b's wait was not cancelled: $(since b)"
 counted_is 1 "a wait for the overflow lock that was cancelled"
 send a "COMMIT;"
 send a '\echo a-counted-2'

@@ -275,6 +275,24 @@ void begin_overflow(uint32 o) {
     po.nothers_keys = n;
 }
 
+// Past its key locks in one object, a transaction overflows every object it
+// adds to (entered, and still the incarnation it entered), in the order of
+// their file ids: two loads that feed the same objects row by row would
+// otherwise overflow them in the order each reached its key locks in them,
+// which a false positive in one object can swap, and then each would wait for
+// the overflow lock the other holds.
+void begin_overflows() {
+    uint32* order = static_cast<uint32*>(palloc(sizeof(uint32) * nobjects));
+    int n = 0;
+    for (int o = 0; o < nobjects; ++o) {
+        const PendingObject& po = objects[o];
+        if (po.overflow_level == 0 && po.adder_level != 0 && same_object(po)) order[n++] = uint32(o);
+    }
+    std::sort(order, order + n, [](uint32 a, uint32 b) { return objects[a].file_id < objects[b].file_id; });
+    for (int i = 0; i < n; ++i) begin_overflow(order[i]);
+    pfree(order);
+}
+
 bool key_locked_by_others(const PendingObject& po, const LOCKTAG& key) {
     const uint64 k = (uint64(key.locktag_field2) << 32) | key.locktag_field3;
     return std::binary_search(po.others_keys, po.others_keys + po.nothers_keys, k);
@@ -314,7 +332,7 @@ bool add_in_transaction(Entry* e, const sketch::Hash128& h, const Lookup& commit
     if (has_pending(o, h) || committed(h)) return seen(o, h);
     PendingObject& po = objects[o];
     if (po.overflow_level == 0 && po.key_locks >= kKeyLocksPerObject) {
-        begin_overflow(o);
+        begin_overflows();
         if (committed(h)) return seen(o, h);  // an overflowing transaction waited for committed it
     }
     LOCKTAG key;
