@@ -150,11 +150,12 @@ echo "ok: an overflowing transaction waited for a key held by another"
 # both hold their key locks in both, a goes past them in x, b in y; b then
 # waits for a, where overflowing y alone it would have gone on, and the two
 # would have deadlocked at their next adds (a in y, b in x).
-q "SELECT shared_cbf_create('two_x', 100000, 0.01), shared_cbf_create('two_y', 100000, 0.01)" >/dev/null
+q "SELECT shared_cbf_create('two_x', 100000, 0.01), shared_cbf_create('two_y', 100000, 0.01),
+          shared_cbf_create('two_z', 100000, 0.01)" >/dev/null
 two_rows="SELECT count(*) FILTER (WHERE shared_cbf_add('two_x', g)), count(*) FILTER (WHERE shared_cbf_add('two_y', g)) FROM generate_series"
 mark a
 mark b
-send a "BEGIN; $two_rows(1, 64) g;"
+send a "BEGIN; $two_rows(1, 64) g; SELECT shared_cbf_add('two_z', 1);"
 send a '\echo a-two-keys'
 await_output a a-two-keys
 send b "BEGIN; $two_rows(1001, 1064) g;"
@@ -166,6 +167,9 @@ await_output a a-two
 send b "SELECT shared_cbf_add('two_y', 1065);"
 send b '\echo b-two'
 await_lock_wait b
+# an object a added one new item to is not overflowed: its other adders go on
+[ "$(get_u32 "$(object_dir)/two_z" 272)" = 0 ] || fail "a overflowed an object it added one item to"
+check "another adder of that object does not wait" "SELECT shared_cbf_add('two_z', 2)" 5s
 send a "SELECT shared_cbf_add('two_y', 66); COMMIT;"
 send a '\echo a-two-committed'
 await_output a a-two-committed

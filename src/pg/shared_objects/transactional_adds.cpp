@@ -275,18 +275,21 @@ void begin_overflow(uint32 o) {
     po.nothers_keys = n;
 }
 
-// Past its key locks in one object, a transaction overflows every object it
-// adds to (entered, and still the incarnation it entered), in the order of
-// their file ids: two loads that feed the same objects row by row would
-// otherwise overflow them in the order each reached its key locks in them,
-// which a false positive in one object can swap, and then each would wait for
-// the overflow lock the other holds.
+// Past its key locks in one object, a transaction overflows with it every
+// object where it holds half its key locks or more (and still the incarnation
+// it entered), in the order of their file ids. Two loads that feed the same
+// objects row by row reach their key locks in them at about the same row, in
+// an order a false positive in one object (an add that takes no key lock) can
+// swap: overflowing each alone, each load could then wait for the overflow
+// lock the other holds. An object the transaction barely added to is left
+// alone, so that its other adders do not wait for the load to end.
 void begin_overflows() {
     uint32* order = static_cast<uint32*>(palloc(sizeof(uint32) * nobjects));
     int n = 0;
     for (int o = 0; o < nobjects; ++o) {
         const PendingObject& po = objects[o];
-        if (po.overflow_level == 0 && po.adder_level != 0 && same_object(po)) order[n++] = uint32(o);
+        if (po.overflow_level == 0 && po.key_locks >= kKeyLocksPerObject / 2 && same_object(po))
+            order[n++] = uint32(o);
     }
     std::sort(order, order + n, [](uint32 a, uint32 b) { return objects[a].file_id < objects[b].file_id; });
     for (int i = 0; i < n; ++i) begin_overflow(order[i]);
