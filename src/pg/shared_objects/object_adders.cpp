@@ -7,6 +7,7 @@
 #include "shared_objects/registry_internal.hpp"
 
 extern "C" {
+#include "access/xact.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "storage/proc.h"
@@ -74,9 +75,11 @@ void end_closing(int i) {
 
 // A top-level transaction counts its closings out after PostgreSQL let go
 // of its locks: a drop's file goes at commit (shared_lifecycle.cpp), and an
-// adder that found no closer counted must find it gone.
+// adder that found no closer counted must find it gone. (Only at the
+// transaction's end: no longer in progress then, whatever else releases a
+// resource owner as top level.)
 void release_closings(ResourceReleasePhase phase, bool, bool is_top_level, void*) {
-    if (phase != RESOURCE_RELEASE_AFTER_LOCKS || !is_top_level) return;
+    if (phase != RESOURCE_RELEASE_AFTER_LOCKS || !is_top_level || IsTransactionState()) return;
     while (nclosings > 0) end_closing(nclosings - 1);
 }
 
