@@ -249,7 +249,10 @@ send a "COMMIT;"
 send a '\echo a-closing-committed'
 await_output a a-closing-committed
 [ "$(get_u32 "$closing" "$a_slot")" = 0 ] || fail "a's slot holds $(get_u32 "$closing" "$a_slot") after its commit"
-await_lock_wait b
+for _ in $(seq 1 100); do  # (b wakes from its wait for a, then waits at the lock)
+    [ "$(object_locks b)" = "ShareLock (waiting)" ] && break
+    sleep 0.1
+done
 [ "$(object_locks b)" = "ShareLock (waiting)" ] || fail "after a's commit the freeze should wait for c at the object's lock: $(object_locks b)"
 send c "COMMIT;"
 await_output b b-frozen
