@@ -276,6 +276,33 @@ await_output c c-deadlock-over
 closing_is "$closing3" 0 "a freeze that ended in a deadlock"
 check "the freeze chosen as the deadlock's victim left the object mutable" \
     "SELECT NOT frozen FROM shared_objects WHERE name = 'closing3'"
+# An adder whose adds to the object all roll back (to a savepoint, or with a
+# PL/pgSQL block that failed) empties its slot with them, as PostgreSQL let
+# go of the object's lock there: a freeze or drop does not wait for the rest
+# of its transaction (nor meets it in a deadlock).
+q "SELECT shared_bloom_create('closing4', 1000, 0.01)" >/dev/null
+closing4=$(object_dir)/closing4
+send a "BEGIN; SAVEPOINT s; SELECT shared_bloom_add('closing4', 1); ROLLBACK TO s;"
+send a '\echo a-undone'
+await_output a a-undone
+read -r a_slot _ < <(slot_of a)
+[ "$(get_u32 "$closing4" "$a_slot")" = 0 ] ||
+    fail "a's adds rolled back to their savepoint, but its slot holds $(get_u32 "$closing4" "$a_slot")"
+send a "DO \$\$ BEGIN PERFORM shared_bloom_add('closing4', 2); RAISE EXCEPTION 'undone';
+EXCEPTION WHEN raise_exception THEN NULL; END \$\$;"
+send a '\echo a-block-undone'
+await_output a a-block-undone
+[ "$(get_u32 "$closing4" "$a_slot")" = 0 ] ||
+    fail "a's add in a PL/pgSQL block that failed, but its slot holds $(get_u32 "$closing4" "$a_slot")"
+PGOPTIONS="-c lock_timeout=2s" q "SELECT shared_freeze('closing4')" >/dev/null ||
+    fail "the freeze waited for a transaction whose adds to the object all rolled back"
+send a "COMMIT;"
+send a '\echo a-undone-committed'
+await_output a a-undone-committed
+check "the freeze did not wait for a's transaction, and nothing of a's rolled back adds is in" \
+    "SELECT frozen AND NOT shared_bloom_contains('closing4', 1) AND NOT shared_bloom_contains('closing4', 2)
+     FROM shared_objects WHERE name = 'closing4'"
+closing_is "$closing4" 0 "the freeze's transaction"
 close_session c
 echo "ok: the closers' count and waits"
 # The object's count of overflowing transactions (the header's word at 272:
