@@ -383,6 +383,10 @@ echo "ok: the count of overflowing transactions"
 close_session a
 close_session b
 
+# (closed_new_run: an object mapped in this server run only, for the drop
+# after the crash restart below)
+q "SELECT shared_bloom_create('closed_new_run', 1000, 0.01)" >/dev/null
+
 # README's dedup pattern, killed in the middle of a load (SIGKILL, crash
 # restart), then retried: every row arrives, for both kinds. The load
 # overflows (1000 new items), so the object's count of overflowing
@@ -413,6 +417,32 @@ for kind in cbf bloom; do
     check "$kind: the retry loads every row" "SELECT count(*) = 1000 AND count(DISTINCT k) = 1000 FROM target_$kind"
     [ "$(get_u32 "$dir/$obj" 272)" = 0 ] || fail "$kind: the retry's overflow is still counted"
 done
+
+# A drop that is the first of the new server run to touch its object's file
+# (a drop maps no more than the header's page) counts itself closing in the
+# lock words of the run before, which the run's first mapping for writing
+# clears (adopt_lock): an adder's first mapping must not clear the count of
+# a drop in progress, or the adder would enter by its slot, unseen by the
+# drop, and commit its adds into the dropped object. So the drop adopts the
+# file first: the adder waits at the object's lock, then finds it dropped.
+[ "$(get_u32 "$dir/closed_new_run" 276)" = 0 ] || fail "closed_new_run counts $(get_u32 "$dir/closed_new_run" 276) closers"
+open_session d
+open_session e
+send d "BEGIN; SELECT shared_drop('closed_new_run');"
+send d '\echo d-dropping'
+await_output d d-dropping
+send e "BEGIN; SELECT shared_bloom_add('closed_new_run', 1);"
+send e '\echo e-added'
+await_lock_wait e
+[ "$(get_u32 "$dir/closed_new_run" 276)" = 1 ] ||
+    fail "the adder's first mapping of the run left $(get_u32 "$dir/closed_new_run" 276) closers counted, not the drop"
+send d "COMMIT;"
+await_output e e-added
+grep -q 'was dropped' "$WORK/e.out" || fail "an add waiting for a drop's commit in a new run: $(cat "$WORK/e.out")"
+send e "ROLLBACK;"
+close_session d
+close_session e
+echo "ok: a drop that first touched its object in a new server run held its adders off"
 
 # pgbench: 8 clients over 2,000 keys; each transaction records its attempt
 # and inserts its key through the filter; a quarter roll back.
