@@ -471,4 +471,25 @@ SQL
     check "$kind: nothing loaded without a committed attempt" \
         "SELECT count(*) = 0 FROM loaded_$kind l WHERE NOT EXISTS (SELECT FROM attempts_$kind a WHERE a.k = l.k)"
 done
+# A drop of the extension drops every object as shared_drop does one: it
+# waits for a transaction with pending adds to one of them, whose commit
+# then lands before the file goes. (The adder takes no lock the drop of the
+# extension's catalog would meet: its entry for the object is cached.)
+open_session f
+open_session g
+send f "SELECT shared_bloom_add('dedup_bloom', 0);"
+send f "BEGIN; SELECT shared_bloom_add('dedup_bloom', 100001);"
+send f '\echo f-pending'
+await_output f f-pending
+send g "DROP EXTENSION sketchshare CASCADE;"
+send g '\echo g-dropped'
+await_lock_wait g
+send f "COMMIT;"
+send f '\echo f-committed'
+await_output f f-committed
+await_output g g-dropped
+grep -q ERROR "$WORK/f.out" "$WORK/g.out" && fail "the add or the drop of the extension failed: $(cat "$WORK/f.out" "$WORK/g.out")"
+close_session f
+close_session g
+echo "ok: a drop of the extension waited for a transaction's pending adds"
 echo "shared_transactional: all checks passed"
