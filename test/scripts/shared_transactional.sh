@@ -256,6 +256,19 @@ send b '\echo b-cancelled'
 await_output b b-cancelled
 grep -q "canceling statement due to user request" "$WORK/b.out" || fail "the drop's wait was not cancelled: $(cat "$WORK/b.out")"
 closing_is "$closing3" 0 "a drop cancelled while it waited"
+# and one terminated while it waits (FATAL) counts itself out on its way
+# out (which goes on after the client is told: wait for it to leave)
+PGAPPNAME=terminated_closer psql -X -At -c "SELECT shared_drop('closing3')" >"$WORK/terminated_closer.out" 2>&1 &
+PIDS+=($!)
+await_lock_wait terminated_closer
+closing_is "$closing3" 1 "a drop waiting for an adder, again"
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'terminated_closer'" >/dev/null
+for _ in $(seq 1 100); do
+    [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'terminated_closer'")" = 0 ] && break
+    sleep 0.1
+done
+closing_is "$closing3" 0 "a drop terminated while it waited"
+check "the terminated drop left the object" "SELECT count(*) = 1 FROM shared_objects WHERE name = 'closing3'"
 # a deadlock through a slot's wait is detected: c waits for a key b holds,
 # and b's freeze waits for c's transaction (c checks for deadlocks late, so
 # b is the one that finds it)
