@@ -307,6 +307,19 @@ send b '\echo b-cancelled'
 await_output b b-cancelled
 since b | grep -q "canceling statement due to user request" || fail "the drop's wait was not cancelled: $(since b)"
 closing_is "$closing3" 0 "a drop cancelled while it waited"
+# and one terminated while it waits (FATAL) counts itself out on its way
+# out (which goes on after the client is told: wait for it to leave)
+PGAPPNAME=terminated_closer psql -X -At -c "SELECT shared_drop('closing3')" >"$WORK/terminated_closer.out" 2>&1 &
+PIDS+=($!)
+await_lock_wait terminated_closer
+closing_is "$closing3" 1 "a drop waiting for an adder, again"
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'terminated_closer'" >/dev/null
+for _ in $(seq 1 100); do
+    [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'terminated_closer'")" = 0 ] && break
+    sleep 0.1
+done
+closing_is "$closing3" 0 "a drop terminated while it waited"
+check "the terminated drop left the object" "SELECT count(*) = 1 FROM shared_objects WHERE name = 'closing3'"
 # a deadlock through a slot's wait is detected: c waits for a key b holds,
 # and b's freeze waits for c's transaction (c checks for deadlocks late, so
 # b is the one that finds it)
@@ -328,6 +341,33 @@ await_output c c-deadlock-over
 closing_is "$closing3" 0 "a freeze that ended in a deadlock"
 check "the freeze chosen as the deadlock's victim left the object mutable" \
     "SELECT NOT frozen FROM shared_objects WHERE name = 'closing3'"
+# An adder whose adds to the object all roll back (to a savepoint, or with a
+# PL/pgSQL block that failed) empties its slot with them, as PostgreSQL let
+# go of the object's lock there: a freeze or drop does not wait for the rest
+# of its transaction (nor meets it in a deadlock).
+q "SELECT shared_bloom_create('closing4', 1000, 0.01)" >/dev/null
+closing4=$(object_dir)/closing4
+send a "BEGIN; SAVEPOINT s; SELECT shared_bloom_add('closing4', 1); ROLLBACK TO s;"
+send a '\echo a-undone'
+await_output a a-undone
+read -r a_slot _ < <(slot_of a)
+[ "$(get_u32 "$closing4" "$a_slot")" = 0 ] ||
+    fail "a's adds rolled back to their savepoint, but its slot holds $(get_u32 "$closing4" "$a_slot")"
+send a "DO \$\$ BEGIN PERFORM shared_bloom_add('closing4', 2); RAISE EXCEPTION 'undone';
+EXCEPTION WHEN raise_exception THEN NULL; END \$\$;"
+send a '\echo a-block-undone'
+await_output a a-block-undone
+[ "$(get_u32 "$closing4" "$a_slot")" = 0 ] ||
+    fail "a's add in a PL/pgSQL block that failed, but its slot holds $(get_u32 "$closing4" "$a_slot")"
+PGOPTIONS="-c lock_timeout=2s" q "SELECT shared_freeze('closing4')" >/dev/null ||
+    fail "the freeze waited for a transaction whose adds to the object all rolled back"
+send a "COMMIT;"
+send a '\echo a-undone-committed'
+await_output a a-undone-committed
+check "the freeze did not wait for a's transaction, and nothing of a's rolled back adds is in" \
+    "SELECT frozen AND NOT shared_bloom_contains('closing4', 1) AND NOT shared_bloom_contains('closing4', 2)
+     FROM shared_objects WHERE name = 'closing4'"
+closing_is "$closing4" 0 "the freeze's transaction"
 close_session c
 echo "ok: the closers' count and waits"
 # The object's count of overflowing transactions (the header's word at 272:
@@ -409,6 +449,10 @@ echo "ok: the count of overflowing transactions"
 close_session a
 close_session b
 
+# (closed_new_run: an object mapped in this server run only, for the drop
+# after the crash restart below)
+q "SELECT shared_bloom_create('closed_new_run', 1000, 0.01)" >/dev/null
+
 # README's dedup pattern, killed in the middle of a load (SIGKILL, crash
 # restart), then retried: every row arrives, for both kinds. The load
 # overflows (1000 new items), so the object's count of overflowing
@@ -440,6 +484,32 @@ for kind in cbf bloom; do
     [ "$(get_u32 "$dir/$obj" 272)" = 0 ] || fail "$kind: the retry's overflow is still counted"
 done
 
+# A drop that is the first of the new server run to touch its object's file
+# (a drop maps no more than the header's page) counts itself closing in the
+# lock words of the run before, which the run's first mapping for writing
+# clears (adopt_lock): an adder's first mapping must not clear the count of
+# a drop in progress, or the adder would enter by its slot, unseen by the
+# drop, and commit its adds into the dropped object. So the drop adopts the
+# file first: the adder waits at the object's lock, then finds it dropped.
+[ "$(get_u32 "$dir/closed_new_run" 276)" = 0 ] || fail "closed_new_run counts $(get_u32 "$dir/closed_new_run" 276) closers"
+open_session d
+open_session e
+send d "BEGIN; SELECT shared_drop('closed_new_run');"
+send d '\echo d-dropping'
+await_output d d-dropping
+send e "BEGIN; SELECT shared_bloom_add('closed_new_run', 1);"
+send e '\echo e-added'
+await_lock_wait e
+[ "$(get_u32 "$dir/closed_new_run" 276)" = 1 ] ||
+    fail "the adder's first mapping of the run left $(get_u32 "$dir/closed_new_run" 276) closers counted, not the drop"
+send d "COMMIT;"
+await_output e e-added
+grep -q 'was dropped' "$WORK/e.out" || fail "an add waiting for a drop's commit in a new run: $(cat "$WORK/e.out")"
+send e "ROLLBACK;"
+close_session d
+close_session e
+echo "ok: a drop that first touched its object in a new server run held its adders off"
+
 # pgbench: 8 clients over 2,000 keys; each transaction records its attempt
 # and inserts its key through the filter; a quarter roll back.
 for kind in cbf bloom; do
@@ -467,4 +537,25 @@ SQL
     check "$kind: nothing loaded without a committed attempt" \
         "SELECT count(*) = 0 FROM loaded_$kind l WHERE NOT EXISTS (SELECT FROM attempts_$kind a WHERE a.k = l.k)"
 done
+# A drop of the extension drops every object as shared_drop does one: it
+# waits for a transaction with pending adds to one of them, whose commit
+# then lands before the file goes. (The adder takes no lock the drop of the
+# extension's catalog would meet: its entry for the object is cached.)
+open_session f
+open_session g
+send f "SELECT shared_bloom_add('dedup_bloom', 0);"
+send f "BEGIN; SELECT shared_bloom_add('dedup_bloom', 100001);"
+send f '\echo f-pending'
+await_output f f-pending
+send g "DROP EXTENSION sketchshare CASCADE;"
+send g '\echo g-dropped'
+await_lock_wait g
+send f "COMMIT;"
+send f '\echo f-committed'
+await_output f f-committed
+await_output g g-dropped
+grep -q ERROR "$WORK/f.out" "$WORK/g.out" && fail "the add or the drop of the extension failed: $(cat "$WORK/f.out" "$WORK/g.out")"
+close_session f
+close_session g
+echo "ok: a drop of the extension waited for a transaction's pending adds"
 echo "shared_transactional: all checks passed"

@@ -116,6 +116,34 @@ void reserve_closing() {
     closings_capacity = n;
 }
 
+// The header page of incarnation file_id of object `name` (sh::map_header_page),
+// with lock words of this server run. The run's first mapping of the file for
+// writing clears those of the run before (sh::attach_file's adopt_lock), the
+// closers' count and the adder slots among them. A drop maps nothing else, so
+// after a restart it may be the first to touch the file: counted in before
+// that clearing, it would be counted out by it, and the adders that then
+// entered by their slots would go unseen, their adds committed into the
+// dropped object; and the slots it read would be the run before's, whose ids
+// may name live transactions of this one. So a file that no process of this
+// run has mapped for writing yet is adopted here first. nullptr when the page
+// cannot be had so (a damaged file, which no adder maps either).
+sh::FileHeader* closing_page(const char* name, uint64 file_id) {
+    char path[MAXPGPATH];
+    object_path(name, path, sizeof path);
+    sh::FileHeader* page = sh::map_header_page(path, file_id);
+    if (page == nullptr || __atomic_load_n(&page->lock_run, __ATOMIC_ACQUIRE) == server_run()) return page;
+    try {
+        sh::Mapping m = sh::attach_file(path, name, 0, true, server_run());
+        sh::unmap(m);
+    } catch (...) {
+        // damaged: the page stays unadopted
+    }
+    // (the path may name another file by now, which is what was adopted)
+    if (__atomic_load_n(&page->lock_run, __ATOMIC_ACQUIRE) == server_run()) return page;
+    sh::unmap_header_page(page);
+    return nullptr;
+}
+
 }  // namespace
 
 namespace pending {
@@ -146,10 +174,8 @@ void leave_object(PendingObject& po) {
 void wait_for_pending_adds(const char* name, uint64 file_id) {
     if (holds_closing(file_id)) return;  // adders are held off since
     reserve_closing();
-    char path[MAXPGPATH];
-    object_path(name, path, sizeof path);
     // Without the page (a damaged file) no adder can enter by a slot.
-    if (sh::FileHeader* page = sh::map_header_page(path, file_id)) {
+    if (sh::FileHeader* page = closing_page(name, file_id)) {
         closings[nclosings++] = Closing{page, file_id, GetCurrentTransactionNestLevel()};
         sh::count_in(&page->closing);
         // Before the lock: an adder that read the slot's id here may be

@@ -17,7 +17,8 @@
 // share mode to the end of its transaction. An adder that sees a closer
 // counted, or whose process number is past the slots, takes that lock
 // row-exclusive instead, and so waits for the closers there. The adder
-// empties its slot when its transaction ends; the closer counts itself out
+// empties its slot when its transaction ends, or the subtransaction that
+// entered rolls back (with all its adds to the object); the closer counts itself out
 // after PostgreSQL let go of its locks (or when the subtransaction that
 // counted rolls back). Either side may find a slot another transaction of
 // the same process left (a killed backend's: the new server run clears
@@ -36,8 +37,9 @@ struct PendingObject;
 // transaction (and subtransaction that rolls back); then raises 55006 or
 // 55000 when a closer won the race (the object was dropped or frozen).
 void enter_object(uint32 o);
-// At the end of the transaction: empties its slot in the object, if the
-// process still maps the file it entered. Never raises.
+// At the end of the transaction, or of the subtransaction that entered:
+// empties its slot in the object, if the process still maps the file it
+// entered. Never raises.
 void leave_object(PendingObject& po);
 
 }  // namespace pending

@@ -165,12 +165,34 @@ namespace {
 // database with the catalog. Their files go at its commit, as a
 // shared_drop's do (a rollback keeps them), and the folder after them: the
 // actions run newest first. Each file is removed only if it still holds the
-// incarnation listed now.
+// incarnation listed now. Like a shared_drop, it first waits for the
+// transactions with pending adds to each object and holds new ones off to
+// its end: an adder's commit must not land in a file already removed, its
+// adds lost while it reports success.
 void drop_all_at_commit() {
     ensure_setup();
     push_pending(Pending::folder_emptied, "", 0);
-    for (const sh::ObjectFile& f : guarded([] { return sh::object_files(db_folder(MyDatabaseId)); }))
-        push_pending(Pending::dropped, f.name.c_str(), f.file_id);
+    struct Listed {
+        char name[64];
+        uint64 file_id;
+    };
+    Listed* files;
+    int n;
+    {
+        // copied out of the C++ vector before the waits, which may raise
+        const std::vector<sh::ObjectFile> found = guarded([] { return sh::object_files(db_folder(MyDatabaseId)); });
+        n = int(found.size());
+        files = static_cast<Listed*>(palloc(sizeof(Listed) * (n + 1)));
+        for (int i = 0; i < n; ++i) {
+            strlcpy(files[i].name, found[i].name.c_str(), sizeof files[i].name);
+            files[i].file_id = found[i].file_id;
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        wait_for_pending_adds(files[i].name, files[i].file_id);
+        push_pending(Pending::dropped, files[i].name, files[i].file_id);
+    }
+    pfree(files);
     local_epoch++;
 }
 

@@ -158,7 +158,16 @@ void subxact_callback(SubXactEvent event, SubTransactionId, SubTransactionId, vo
             pending_items--;
         }
         for (int o = 0; o < nobjects; ++o) {
-            if (uint32(objects[o].adder_level) >= level) objects[o].adder_level = 0;
+            // The level that entered rolls back with every add of the
+            // transaction to the object (they were all made since), as
+            // PostgreSQL lets go of the object's lock if it entered by that:
+            // it empties its slot too, or a freeze or drop would wait for the
+            // rest of a transaction that has nothing pending there, and meet
+            // it in deadlocks the lock never made.
+            if (uint32(objects[o].adder_level) >= level) {
+                leave_object(objects[o]);
+                objects[o].adder_level = 0;
+            }
             if (uint32(objects[o].overflow_level) >= level) end_overflow(objects[o]);
         }
     } else if (event == SUBXACT_EVENT_COMMIT_SUB) {
