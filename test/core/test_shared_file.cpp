@@ -467,9 +467,9 @@ TEST_F(SharedFile, AFileFromAnotherRunHasItsLockCleared) {
 TEST_F(SharedFile, TheHeaderPageIsTheIncarnationNamed) {
     std::string p = path("page");
     sh::create_file(p, "page", spec(55), sh::Existing::refuse);
-    EXPECT_EQ(sh::map_header_page(p, 56), nullptr);
-    EXPECT_EQ(sh::map_header_page(path("none"), 55), nullptr);
-    sh::FileHeader* page = sh::map_header_page(p, 55);
+    EXPECT_EQ(sh::map_header_page(p, 56, "page"), nullptr);
+    EXPECT_EQ(sh::map_header_page(path("none"), 55, "none"), nullptr);
+    sh::FileHeader* page = sh::map_header_page(p, 55, "page");
     ASSERT_NE(page, nullptr);
     sh::Mapping m = sh::attach_file(p, "page", 0, true, 1);
     sh::count_in(&page->closing);
@@ -481,7 +481,20 @@ TEST_F(SharedFile, TheHeaderPageIsTheIncarnationNamed) {
     sh::unmap_header_page(page);
     sh::unmap(m);
     ASSERT_EQ(truncate(p.c_str(), 4096), 0);  // damaged: shorter than its header
-    EXPECT_EQ(sh::map_header_page(p, 55), nullptr);
+    EXPECT_EQ(sh::map_header_page(p, 55, "page"), nullptr);
+    // a file that is there but cannot be opened is an error, not "no adders"
+    struct rlimit fds;
+    ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &fds), 0);
+    const struct rlimit none = {0, fds.rlim_max};
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &none), 0);
+    bool refused = false;
+    try {
+        sh::map_header_page(p, 55, "page");
+    } catch (const sketch::Error& e) {
+        refused = std::string(e.what()).find("could not open the header") != std::string::npos;
+    }
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &fds), 0);
+    EXPECT_TRUE(refused);
 }
 
 // A count of transactions (overflowing, closing) never wraps below 0 (the

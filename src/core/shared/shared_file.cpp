@@ -252,15 +252,25 @@ FileHeader read_header(const std::string& path, const char* label, uint32_t expe
 // One page: the mutable words and the adder slots lie in the first 4 KiB.
 constexpr size_t kHeaderPage = kSlotsOffset;
 
-FileHeader* map_header_page(const std::string& path, uint64_t file_id) noexcept {
+FileHeader* map_header_page(const std::string& path, uint64_t file_id, const char* label) {
+    const auto refuse = [&](const char* what) {
+        fail(Errc::io_error, "could not %s the header of shared object \"%s\" (\"%s\"): %s", what, label,
+             path.c_str(), errstr(errno).c_str());
+    };
     Fd fd(open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC));
+    if (fd.fd < 0) {
+        if (errno == ENOENT || errno == ELOOP || errno == ENOTDIR) return nullptr;  // not there, or not a file
+        refuse("open");
+    }
     struct stat st;
-    if (fd.fd < 0 || fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode) || uint64_t(st.st_size) < kHeaderBytes)
-        return nullptr;
+    if (fstat(fd.fd, &st) != 0) refuse("read");
+    if (!S_ISREG(st.st_mode) || uint64_t(st.st_size) < kHeaderBytes) return nullptr;
     FileHeader h;
-    if (!pread_full(fd.fd, &h, sizeof h, 0) || h.magic != kMagic || h.file_id != file_id) return nullptr;
+    if (!pread_full(fd.fd, &h, sizeof h, 0)) refuse("read");
+    if (h.magic != kMagic || h.file_id != file_id) return nullptr;
     void* p = mmap(nullptr, kHeaderPage, PROT_READ | PROT_WRITE, MAP_SHARED, fd.fd, 0);
-    return p == MAP_FAILED ? nullptr : static_cast<FileHeader*>(p);
+    if (p == MAP_FAILED) refuse("map");
+    return static_cast<FileHeader*>(p);
 }
 
 void unmap_header_page(FileHeader* h) noexcept { munmap(h, kHeaderPage); }

@@ -268,8 +268,10 @@ FileHeader read_header(const std::string& path, const char* label, uint32_t expe
 // file_id; nullptr when it is not there, is damaged or is another
 // incarnation. A freeze or a drop counts itself closing through it and reads
 // the slots, and keeps it to the end of its transaction, which the process's
-// own mapping of the object may not last. Never throws.
-FileHeader* map_header_page(const std::string& path, uint64_t file_id) noexcept;
+// own mapping of the object may not last. Throws io_error naming label when
+// the file is there but cannot be read or mapped (no descriptor or memory
+// left, an I/O error): a closer must not go on as if no adder could enter.
+FileHeader* map_header_page(const std::string& path, uint64_t file_id, const char* label);
 void unmap_header_page(FileHeader* h) noexcept;
 
 // Validates a header already read (the start of a file of `size` bytes at

@@ -130,7 +130,7 @@ void reserve_closing() {
 sh::FileHeader* closing_page(const char* name, uint64 file_id) {
     char path[MAXPGPATH];
     object_path(name, path, sizeof path);
-    sh::FileHeader* page = sh::map_header_page(path, file_id);
+    sh::FileHeader* page = guarded([&] { return sh::map_header_page(path, file_id, name); });
     if (page == nullptr || __atomic_load_n(&page->lock_run, __ATOMIC_ACQUIRE) == server_run()) return page;
     try {
         sh::Mapping m = sh::attach_file(path, name, 0, true, server_run());

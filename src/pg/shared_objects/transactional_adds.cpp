@@ -44,8 +44,9 @@ void key_tag(LOCKTAG* tag, uint64 file_id, const sketch::Hash128& h) {
 // At commit: each object's items, in batches, to its filter. Nothing here
 // may raise: interrupts are held off (the waits for the object's lock stay
 // bounded by the holders' work; the closers wait for this transaction), and
-// an object dropped meanwhile (its entry let go of or mapping another
-// incarnation) or frozen by this transaction receives nothing.
+// an object dropped meanwhile (its entry let go of, mapping another
+// incarnation, or its file marked dropped by a removal that did not wait)
+// or frozen by this transaction receives nothing.
 uint64 apply_batch(Entry* e, const PendingObject& po, const sketch::Hash128* batch, int n) {
     const uint64 used = po.ops.apply(e, batch, n);
     // ops counts each committed add, as it counts each immediate one
@@ -74,7 +75,8 @@ void apply_all() {
     for (int o = 0; o < nobjects; ++o) {
         PendingObject& po = objects[o];
         Entry* e = po.entry;
-        if (!same_object(po) || is_frozen(e)) {
+        if (!same_object(po) || is_frozen(e) ||
+            (sketch::shared::load_flags(e->map.header()) & sketch::shared::kDropped)) {
             give_back(po, po.reserved);
             continue;
         }
