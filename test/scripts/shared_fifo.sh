@@ -44,3 +44,16 @@ grep -q 'ERROR: .*is not a regular file' <<<"$out" || fail "a call on a FIFO: $o
 echo "ok: a call: $out"
 check "the object can be dropped" "SELECT shared_drop('x')"
 rm -f "$folder/x"  # a drop removes only regular files and symbolic links
+
+# A directory in place of an object's file (open for writing fails with
+# EISDIR rather than finding something that is not a regular file): the
+# object can still be dropped, as a drop works whatever the file's state.
+q "SELECT shared_cbf_create('d', 1000)" >/dev/null
+rm "$folder/d"
+mkdir "$folder/d"
+chown "$SERVER_OWNER" "$folder/d"
+out=$(within 10 "SELECT shared_cbf_contains('d', 1)")
+grep -q 'ERROR: .*"d".*Is a directory' <<<"$out" || fail "a call on a directory: $out"
+echo "ok: a call: $out"
+check "the object over a directory can be dropped" "SELECT shared_drop('d')"
+rmdir "$folder/d"  # a drop removes only regular files and symbolic links

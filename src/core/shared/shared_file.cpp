@@ -259,7 +259,9 @@ FileHeader* map_header_page(const std::string& path, uint64_t file_id, const cha
     };
     Fd fd(open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC));
     if (fd.fd < 0) {
-        if (errno == ENOENT || errno == ELOOP || errno == ENOTDIR) return nullptr;  // not there, or not a file
+        // Not there, or not a file (a symbolic link, a directory, a socket):
+        // no adder maps it either, and a drop of the object must go on.
+        if (errno == ENOENT || errno == ELOOP || errno == ENOTDIR || errno == EISDIR || errno == ENXIO) return nullptr;
         refuse("open");
     }
     struct stat st;
