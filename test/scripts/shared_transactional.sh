@@ -452,6 +452,8 @@ close_session b
 # (closed_new_run: an object mapped in this server run only, for the drop
 # after the crash restart below)
 q "SELECT shared_bloom_create('closed_new_run', 1000, 0.01)" >/dev/null
+# (closed_nomem: likewise, for a drop that cannot adopt it)
+q "SELECT shared_bloom_create('closed_nomem', 50000000, 0.01)" >/dev/null
 
 # README's dedup pattern, killed in the middle of a load (SIGKILL, crash
 # restart), then retried: every row arrives, for both kinds. The load
@@ -509,6 +511,17 @@ send e "ROLLBACK;"
 close_session d
 close_session e
 echo "ok: a drop that first touched its object in a new server run held its adders off"
+# The adoption can fail for want of a resource (here address space for the
+# whole file, the drop's backend limited to 16 MB more than it has): the drop
+# must then fail, not go on as if no adder could enter, since an adder's first
+# mapping would adopt the file after it, enter by its slot unseen and commit
+# its adds into the dropped object. (A damaged file, which no adder maps
+# either, is the case where it goes on.)
+check_error "a drop that cannot adopt its object's file fails" "could not map" \
+    "DO \$\$ BEGIN EXECUTE format('COPY (SELECT 1) TO PROGRAM %L', format(
+       'v=\$(awk ''/VmSize/ {print \$2}'' /proc/%s/status); prlimit --pid %s --as=\$(( (v + 16384) * 1024 ))',
+       pg_backend_pid(), pg_backend_pid())); END \$\$; SELECT shared_drop('closed_nomem')"
+check "with the address space back, it drops" "SELECT shared_drop('closed_nomem')"
 
 # pgbench: 8 clients over 2,000 keys; each transaction records its attempt
 # and inserts its key through the filter; a quarter roll back.

@@ -6,6 +6,8 @@
 #include "shared_objects/pending_list.hpp"
 #include "shared_objects/registry_internal.hpp"
 
+#include <sys/stat.h>
+
 extern "C" {
 #include "access/xact.h"
 #include "storage/lmgr.h"
@@ -126,17 +128,35 @@ void reserve_closing() {
 // dropped object; and the slots it read would be the run before's, whose ids
 // may name live transactions of this one. So a file that no process of this
 // run has mapped for writing yet is adopted here first. nullptr when the page
-// cannot be had so (a damaged file, which no adder maps either).
+// cannot be had so (a damaged file, which no adder maps either, or one
+// removed meanwhile). An adoption that fails for want of a resource (memory
+// or address space for the whole file, a descriptor) raises, as
+// map_header_page does: the next adder's first mapping would adopt the file
+// after this closer and enter by its slot unseen.
 sh::FileHeader* closing_page(const char* name, uint64 file_id) {
     char path[MAXPGPATH];
     object_path(name, path, sizeof path);
     sh::FileHeader* page = guarded([&] { return sh::map_header_page(path, file_id, name); });
     if (page == nullptr || __atomic_load_n(&page->lock_run, __ATOMIC_ACQUIRE) == server_run()) return page;
+    PendingError failure;
+    bool failed = false;
     try {
         sh::Mapping m = sh::attach_file(path, name, 0, true, server_run());
         sh::unmap(m);
+    } catch (const sketch::Error& err) {
+        // damaged, or gone: the page stays unadopted
+        struct stat st;
+        if (err.code() != sketch::Errc::corrupted && !(lstat(path, &st) != 0 && errno == ENOENT)) {
+            capture_current(failure);
+            failed = true;
+        }
     } catch (...) {
-        // damaged: the page stays unadopted
+        capture_current(failure);
+        failed = true;
+    }
+    if (failed) {
+        sh::unmap_header_page(page);
+        raise(failure);
     }
     // (the path may name another file by now, which is what was adopted)
     if (__atomic_load_n(&page->lock_run, __ATOMIC_ACQUIRE) == server_run()) return page;
