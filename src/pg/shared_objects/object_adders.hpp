@@ -18,9 +18,9 @@
 // counted, or whose process number is past the slots, takes that lock
 // row-exclusive instead, and so waits for the closers there. The adder
 // empties its slot when its transaction ends, or the subtransaction that
-// entered rolls back (with all its adds to the object); the closer counts itself out
-// after PostgreSQL let go of its locks (or when the subtransaction that
-// counted rolls back). Either side may find a slot another transaction of
+// entered rolls back (with all its adds to the object); the closer counts
+// itself out after PostgreSQL let go of its locks (or when the
+// subtransaction that counted rolls back). Either side may find a slot another transaction of
 // the same process left (a killed backend's: the new server run clears
 // them): waiting on an ended transaction's id returns at once.
 #pragma once
