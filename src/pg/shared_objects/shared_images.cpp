@@ -179,8 +179,9 @@ sh::Mapping map_file(const char* name, const CatalogRow& row) {
         if (attached) sh::unmap(m);
         refuse_if_raced(name, row.file_id);
         // another backend opening it at the same time is writing it from
-        // the image: attach what it wrote
-        if (!attached && !restored && row.has_image && sh::being_created(path)) {
+        // the image, or has just written it (its header read here before
+        // its magic, the write over by now): attach what it wrote, once
+        if (!attached && !restored && row.has_image && !file_missing(path)) {
             await_creator(path);
             continue;
         }
