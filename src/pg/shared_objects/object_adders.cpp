@@ -172,8 +172,7 @@ void enter_object(uint32 o) {
     PendingObject& po = objects[o];
     if (po.adder_level != 0) return;
     const uint32 me = process_number();
-    po.in_slot = me < sh::kAdderSlots && sh::enter_adder(po.entry->map.header(), me, local_xid());
-    if (!po.in_slot) {
+    if (!(me < sh::kAdderSlots && sh::enter_adder(po.entry->map.header(), me, local_xid()))) {
         LOCKTAG tag;
         object_tag(&tag, po.file_id);
         (void)LockAcquire(&tag, RowExclusiveLock, false, false);
@@ -183,10 +182,10 @@ void enter_object(uint32 o) {
     check_mutable(po.entry);
 }
 
-void leave_object(PendingObject& po) {
-    if (po.in_slot && po.entry->loaded && po.entry->file_id == po.file_id)
-        sh::leave_adder(po.entry->map.header(), process_number());
-    po.in_slot = false;
+void leave_object(const PendingObject& po) {
+    const uint32 me = process_number();
+    if (me < sh::kAdderSlots && po.entry->loaded && po.entry->file_id == po.file_id)
+        sh::leave_adder(po.entry->map.header(), me);
 }
 
 }  // namespace pending

@@ -20,9 +20,10 @@
 // empties its slot when its transaction ends, or the subtransaction that
 // entered rolls back (with all its adds to the object); the closer counts
 // itself out after PostgreSQL let go of its locks (or when the
-// subtransaction that counted rolls back). Either side may find a slot another transaction of
-// the same process left (a killed backend's: the new server run clears
-// them): waiting on an ended transaction's id returns at once.
+// subtransaction that counted rolls back). Either side may find a slot
+// another transaction of the same process left (a killed backend's: the
+// new server run clears them): waiting on an ended transaction's id returns
+// at once.
 #pragma once
 
 #include "shared_objects/transactional_adds.hpp"
@@ -38,9 +39,9 @@ struct PendingObject;
 // 55000 when a closer won the race (the object was dropped or frozen).
 void enter_object(uint32 o);
 // At the end of the transaction, or of the subtransaction that entered:
-// empties its slot in the object, if the process still maps the file it
-// entered. Never raises.
-void leave_object(PendingObject& po);
+// empties the process's slot in the object (already empty if it entered by
+// the lock), if the process still maps the file it entered. Never raises.
+void leave_object(const PendingObject& po);
 
 }  // namespace pending
 }  // namespace shared

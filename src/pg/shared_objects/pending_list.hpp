@@ -41,7 +41,6 @@ struct PendingObject {
     int64 key_locks;       // items holding their key lock
     int64 reserved;        // room reserved in the object (shared_capacity.hpp)
     int adder_level;       // level that entered as the object's adder (object_adders.hpp), 0: none
-    bool in_slot;          // entered by its slot (not by the object's lock)
     int overflow_level;    // level holding the overflow lock, 0: none
     // Overflowing: the key locks other transactions held when it began.
     uint64* others_keys;

@@ -75,8 +75,8 @@ void apply_all() {
     for (int o = 0; o < nobjects; ++o) {
         PendingObject& po = objects[o];
         Entry* e = po.entry;
-        if (!same_object(po) || is_frozen(e) ||
-            (sketch::shared::load_flags(e->map.header()) & sketch::shared::kDropped)) {
+        if (!same_object(po) ||
+            (sketch::shared::load_flags(e->map.header()) & (sketch::shared::kFrozen | sketch::shared::kDropped))) {
             give_back(po, po.reserved);
             continue;
         }
@@ -210,7 +210,7 @@ uint32 object_for(Entry* e, const AddOps& ops) {
                                : repalloc(objects, n * sizeof(PendingObject)));
         objects_capacity = n;
     }
-    objects[nobjects] = PendingObject{e, e->file_id, ops, 0, 0, 0, false, 0, nullptr, 0, nullptr, 0, 0, PendingCopy{}, false, false};
+    objects[nobjects] = PendingObject{e, e->file_id, ops, 0, 0, 0, 0, nullptr, 0, nullptr, 0, 0, PendingCopy{}, false, false};
     return uint32(nobjects++);
 }
 
