@@ -25,15 +25,30 @@ check_error() {
     echo "ok: $1: $(echo "$out" | head -1)"
 }
 
-# run_pgbench ARGS...: pgbench (from psql's installation, else the system's)
-# with ARGS; says how long it took, and shows its output and fails the test
-# when it fails.
-run_pgbench() {
-    local bin start
+# pgbench_bin: pgbench from psql's installation, else the system's.
+pgbench_bin() {
+    local bin
     bin=$(dirname "$(command -v psql)")/pgbench
     [ -x "$bin" ] || bin=/usr/lib/postgresql/15/bin/pgbench
+    echo "$bin"
+}
+
+# pgbench_failures LOG: fails the test when the pgbench run logged in LOG
+# ended a transaction with an error. pgbench counts a deadlock or a
+# serialization failure as a failed transaction and still exits 0, and no
+# load of these tests may lose one that way.
+pgbench_failures() {
+    ! grep -Eq "number of failed transactions: [1-9]" "$1" ||
+        fail "pgbench transactions failed (a deadlock?): $(grep -E 'failed' "$1" | tr '\n' ' ')"
+}
+
+# run_pgbench ARGS...: pgbench with ARGS; says how long it took, and shows
+# its output and fails the test when it fails or a transaction failed.
+run_pgbench() {
+    local start
     start=$(date +%s%N)
-    "$bin" -n "$@" >"$WORK/pgbench.log" 2>&1 || { cat "$WORK/pgbench.log"; fail "pgbench $*"; }
+    "$(pgbench_bin)" -n "$@" >"$WORK/pgbench.log" 2>&1 || { cat "$WORK/pgbench.log"; fail "pgbench $*"; }
+    pgbench_failures "$WORK/pgbench.log"
     echo "pgbench ran in $(( ($(date +%s%N) - start) / 1000000 )) ms"
 }
 
