@@ -174,3 +174,13 @@ SELECT bloom_add(f, 5000) @> 5000 AS add_past FROM past_n;
 SELECT count(*) FILTER (WHERE bloom_add(f, i) @> i) AS adds FROM past_n, generate_series(1, 50) i;
 -- a value without a capacity never warns
 SELECT bloom_add_many(bloom_empty_bits(1024, 'classic<3>'), ARRAY(SELECT generate_series(1, 2000))) IS NOT NULL AS no_capacity_quiet;
+-- a union warns as an add does (as cbf_merge does): two halves of n are quiet,
+-- n and 300 more one warning, by function or operator; an intersection, which
+-- only takes items away, never warns, even of a value past its capacity
+SELECT bloom_union(bloom_add_many(bloom_empty(1000, 0.01, 'classic'), ARRAY(SELECT generate_series(1, 500))),
+                   bloom_add_many(bloom_empty(1000, 0.01, 'classic'), ARRAY(SELECT generate_series(501, 1000)))) @> 1000 AS union_at_n_quiet;
+SELECT bloom_union(f, bloom_add_many(bloom_empty(1000, 0.01, 'classic'), ARRAY(SELECT generate_series(1001, 1300)))) @> 1300 AS union_past
+FROM at_n;
+SELECT (f | bloom_add_many(bloom_empty(1000, 0.01, 'classic'), ARRAY(SELECT generate_series(1001, 1300)))) @> 1300 AS operator_past
+FROM at_n;
+SELECT bloom_intersect(f, f) @> 1300 AS intersect_quiet FROM past_n;

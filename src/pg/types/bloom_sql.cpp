@@ -450,16 +450,22 @@ SKETCH_FUNCTION(bloom_contains_many) {
 // ---- whole-filter operations ----
 
 // A new filter: the first argument's bits combined with the second's by
-// `into` (union_into or intersect_into); `what` names it in errors.
-static struct varlena* combined(FunctionCallInfo fcinfo, void (*into)(uint8_t*, const uint8_t*, uint64_t), const char* what) {
+// `into` (union_into or intersect_into); `what` names it in errors. A union
+// adds the second filter's items to the first, so it warns as an add does
+// (function: its name there); an intersection only takes items away.
+static struct varlena* combined(FunctionCallInfo fcinfo, void (*into)(uint8_t*, const uint8_t*, uint64_t), const char* what,
+                                const char* function = nullptr) {
     Opened a = open_value(PG_GETARG_DATUM(0)), b = open_value(PG_GETARG_DATUM(1));
     check_compatible(a, b, what);
     struct varlena* c = copy_value(a, sketch::combined_class(a.item, b.item));
+    const bool was_past = function != nullptr && sampled_past_capacity(a.g, a.sizing, bloom_bits(a.v));
     into(bloom_bits(c), bloom_bits(b.v), a.g.bytes);
+    static CapacityMemo memo;  // bloom_union's
+    if (function != nullptr) check_capacity(&memo, function, a, c, was_past);
     return c;
 }
 
-SKETCH_FUNCTION(bloom_union) { PG_RETURN_POINTER(combined(fcinfo, sb::union_into, "union")); }
+SKETCH_FUNCTION(bloom_union) { PG_RETURN_POINTER(combined(fcinfo, sb::union_into, "union", "bloom_union")); }
 SKETCH_FUNCTION(bloom_intersect) { PG_RETURN_POINTER(combined(fcinfo, sb::intersect_into, "intersect")); }
 
 static bool bloom_equal(FunctionCallInfo fcinfo) {
