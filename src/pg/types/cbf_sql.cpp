@@ -3,19 +3,15 @@
 // bytes and the text form is those bytes in base64. The aggregates are
 // cbf_agg_sql.cpp's.
 #include <cmath>
-#include <cstdio>
 
 #include "cbf/cbf.hpp"
 #include "cbf/cbf_format.hpp"
-#include "cbf/cbf_regions.hpp"
 #include "filter_text.hpp"
 #include "types/bloom_value.hpp"
 #include "types/cbf_sql_internal.hpp"
 #include "types/agg_state.hpp"
 #include "guard.hpp"
 #include "memory/detoast_into.hpp"
-#include "memory/huge_pages.hpp"
-#include "memory/reusable_memory.hpp"
 #include "prefetch/prefetch.hpp"
 #include "types/fetched_filters.hpp"
 #include "types/type_modifiers.hpp"
@@ -27,7 +23,6 @@ extern "C" {
 #include "access/detoast.h"
 #include "common/hashfn.h"
 #include "libpq/pqformat.h"
-#include "utils/expandeddatum.h"
 #include "utils/float.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
