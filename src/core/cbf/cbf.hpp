@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cbf/cbf_block.hpp"
 #include "error.hpp"
 #include "fill_estimate.hpp"
 #include "hash.hpp"
@@ -149,9 +150,8 @@ inline uint64_t probe(const Geometry& g, const Hash128& h, uint32_t i) {
 // (GCC finds a function made only of prefetches free of side effects and
 // deletes its calls; the empty volatile asm keeps them.)
 inline void prefetch(const Geometry& g, const uint8_t* counters, const Hash128& h) {
-    if (g.blocked()) {  // the line of cbf_block.hpp
-        const uint64_t x = h.lo | 1;
-        const uint8_t* line = counters + uint64_t((static_cast<unsigned __int128>(x) * g.lines()) >> 64) * kLineBytes;
+    if (g.blocked()) {
+        const uint8_t* line = counters + block::line_of(g.lines(), h.lo) * kLineBytes;
         __builtin_prefetch(line, 1, 3);
         asm volatile("" : : "r"(line));
         return;
