@@ -117,6 +117,17 @@ check_error "attach of garbage" "truncated" "SELECT shared_attach('garbage', '$W
 check "failed attaches leave no object" "SELECT count(*) = 0 FROM shared_objects WHERE name IN ('live2', 'viaslink', 'garbage')"
 [ ! -e "$dir/live2" ] && [ ! -e "$dir/viaslink" ] && [ ! -e "$dir/garbage" ] || fail "failed attaches left files"
 echo "ok: ...and no files"
+# An export copied into the folder of shared objects and attached under its
+# own file name: the attach would replace that file with its copy of it, so
+# it removed its source and then found it missing. Refused, the file kept.
+as_owner cp -p "$WORK/export.cbf" "$dir/inplace"
+check_error "attach of the file the object would be copied to" "is the file the object would be copied to" \
+    "SELECT shared_attach('inplace', '$dir/inplace')"
+cmp -s "$WORK/export.cbf" "$dir/inplace" || fail "the refused attach changed or removed its file"
+check "the refused attach made no object" "SELECT count(*) = 0 FROM shared_objects WHERE name = 'inplace'"
+check "attached under another name, the file is copied" \
+    "SELECT shared_attach('inplace_copy', '$dir/inplace') IS NOT NULL AND shared_cbf_contains('inplace_copy', 'b')"
+as_owner rm "$dir/inplace"
 
 # No mapping or descriptor leaks across many create/drop cycles in one backend.
 psql -X -At >"$WORK/leak.out" 2>&1 <<'SQL' &

@@ -5,6 +5,8 @@
 #include "shared_objects/registry_internal.hpp"
 #include "shared_objects/transactional_adds.hpp"
 
+#include <sys/stat.h>
+
 #include <cstring>
 
 #include "guard.hpp"
@@ -428,11 +430,30 @@ bool drop_object(const char* name, bool missing_ok) {
     return true;
 }
 
+// An attach writes its copy where the object's file goes, replacing what is
+// there: given that very file (an export copied into the folder of shared
+// objects under the name it is attached as), it would remove its own source
+// and then report it missing. Refused before anything is touched.
+static void refuse_attach_in_place(const char* name, const char* from) {
+    char path[MAXPGPATH];
+    object_path(name, path, sizeof path);
+    struct stat source, target;
+    if (stat(from, &source) != 0 || stat(path, &target) != 0) return;
+    if (source.st_dev == target.st_dev && source.st_ino == target.st_ino)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("cannot attach file \"%s\" as shared object \"%s\": it is the file the object would "
+                               "be copied to",
+                               from, name),
+                        errhint("Attach it under another name, or from a copy outside the folder of shared "
+                                "objects.")));
+}
+
 // Registers an attached (copied-in, frozen, read-only) object.
 void attach_object(const char* name, const char* from) {
     ensure_setup();
     refuse_in_read_only("attach", name);
     sh::FileHeader h = guarded([&] { return sh::read_header(from, name, 0); });
+    refuse_attach_in_place(name, from);
     if (kind_slot(h.kind) < 0)
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
                         errmsg("file \"%s\" holds a kind of object this build cannot attach", from)));
