@@ -103,6 +103,21 @@ SELECT shared_cbf_add('todrop', 1);
 SELECT shared_drop('todrop');
 COMMIT;
 SELECT count(*) AS left FROM shared_objects WHERE name = 'todrop';
+-- a remove of an item the transaction added (and did not commit) is refused:
+-- the add would reach the object at the commit all the same
+BEGIN;
+SELECT shared_cbf_add('seen', 900015) AS pending, shared_cbf_contains('seen', 900015) AS sees_it;
+SELECT shared_cbf_remove('seen', 900015);
+ROLLBACK;
+BEGIN;
+SELECT shared_cbf_add('seen', 900016);
+SAVEPOINT s;
+SELECT shared_cbf_remove('seen', 900016);
+ROLLBACK TO s;
+COMMIT;
+SELECT shared_cbf_count_of('seen', 900016) AS committed_once;
+-- committed, it can be removed
+SELECT shared_cbf_remove('seen', 900016) AS removed, shared_cbf_contains('seen', 900016) AS still_there;
 -- the adds write shared objects: never in a parallel worker
 SELECT proname, pronargs, proparallel, provolatile FROM pg_proc
 WHERE proname IN ('shared_cbf_add', 'shared_bloom_add', 'shared_cbf_add_many', 'shared_bloom_add_many')

@@ -383,6 +383,15 @@ SKETCH_FUNCTION(shared_cbf_remove) {
         });
         if (!stale) break;
     }
+    // The transaction's own add of the item reaches the object at its
+    // commit, after this remove: answering "not there" (contains says it is)
+    // would let the item arrive all the same. Nothing was changed.
+    if (!removed && ss::pending_in_transaction(e, h))
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("cannot remove an item from shared object \"%s\" that this transaction added", e->name),
+                        errdetail("A transactional add reaches the object when its transaction commits."),
+                        errhint("Roll back to a savepoint to take the add back, remove the item after the commit, "
+                                "or add it with transactional => false.")));
     PG_RETURN_BOOL(removed);
 }
 
