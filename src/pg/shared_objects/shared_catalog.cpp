@@ -270,6 +270,21 @@ void change_grant(const char* name, Oid role, const char* privilege, bool grant)
     begin_catalog(&s);
     Oid types[3] = {TEXTOID, OIDOID, TEXTOID};
     Datum values[3] = {CStringGetTextDatum(name), ObjectIdGetDatum(role), CStringGetTextDatum(privilege)};
+    // The object's row, locked against a drop until this transaction ends: a
+    // drop of another session that commits while this call waits for it
+    // leaves no row (else the grant's foreign key reported the race as a
+    // violation of sketchshare_shared.grants), and one that re-created the
+    // name, a row of another incarnation than the one checked above.
+    run("SELECT file_id FROM sketchshare_shared.objects WHERE name OPERATOR(pg_catalog.=) $1 FOR KEY SHARE", 1,
+        types, values, false);
+    bool isnull = true;
+    const bool same =
+        SPI_processed == 1 &&
+        uint64(DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull))) == file_id;
+    if (!same) {
+        end_catalog(&s);
+        report_dropped_meanwhile(name);
+    }
     if (grant) {
         run("INSERT INTO sketchshare_shared.grants (name, grantee, privilege) VALUES ($1, $2, $3) "
             "ON CONFLICT DO NOTHING",
