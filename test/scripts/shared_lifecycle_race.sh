@@ -60,15 +60,16 @@ check "the held create committed a working 'x'" \
     "SELECT shared_cbf_add('x', 1) AND capacity = 3000 AND status = 'ok' FROM shared_objects WHERE name = 'x'"
 q "SELECT shared_drop('x')" >/dev/null
 
-# A grant or revoke that waits for a drop of its object (the catalog row the
-# drop deletes) and sees it commit fails saying so, 55006, not with the
-# foreign key of sketchshare_shared.grants (23503); one that sees the drop
-# roll back goes on.
+# A grant, revoke, sync or freeze that waits for a drop of its object (the
+# catalog row the drop deletes) and sees it commit fails saying so, 55006:
+# not with the foreign key of sketchshare_shared.grants (23503), nor
+# returning as if it had granted, revoked or taken the object's image. One
+# that sees the drop roll back goes on.
 q "DROP ROLE IF EXISTS sketchshare_race_reader" >/dev/null
 q "CREATE ROLE sketchshare_race_reader" >/dev/null
-# grant_during_drop CALL END: a session drops 'g' and holds its transaction;
-# CALL (a grant or revoke of 'g') runs in another, waits, and the first ENDs.
-grant_during_drop() {
+# call_during_drop CALL END: a session drops 'g' and holds its transaction;
+# CALL (of 'g') runs in another, waits, and the first ENDs.
+call_during_drop() {
     q "SELECT shared_cbf_create('g', 100)" >/dev/null
     q "SELECT shared_grant('g', 'sketchshare_race_reader', 'write')" >/dev/null
     rm -f "$WORK/drop_end" "$WORK/drop_held"
@@ -80,25 +81,26 @@ $2;
 SQL
     local dropper=$!
     await_file "$WORK/drop_held" || fail "the drop: $(cat "$WORK/drop.log")"
-    PGAPPNAME=grant_during_drop psql -X -At -c "$1" >"$WORK/grant.log" 2>&1 &
+    PGAPPNAME=call_during_drop psql -X -At -c "$1" >"$WORK/grant.log" 2>&1 &
     local granter=$!
     for _ in $(seq 1 100); do
-        [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'grant_during_drop' AND wait_event_type = 'Lock'")" = 1 ] && break
+        [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'call_during_drop' AND wait_event_type = 'Lock'")" = 1 ] && break
         sleep 0.1
     done
-    [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'grant_during_drop' AND wait_event_type = 'Lock'")" = 1 ] ||
+    [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'call_during_drop' AND wait_event_type = 'Lock'")" = 1 ] ||
         fail "$1 did not wait for the drop: $(cat "$WORK/grant.log")"
     touch "$WORK/drop_end"
     wait "$dropper" || fail "the drop: $(cat "$WORK/drop.log")"
     wait "$granter" || true
 }
 for call in "SELECT shared_grant('g', 'sketchshare_race_reader', 'read')" \
-            "SELECT shared_revoke('g', 'sketchshare_race_reader', 'write')"; do
-    grant_during_drop "$call" COMMIT
+            "SELECT shared_revoke('g', 'sketchshare_race_reader', 'write')" \
+            "SELECT shared_sync('g')" "SELECT shared_freeze('g')"; do
+    call_during_drop "$call" COMMIT
     grep -q 'shared object "g" was dropped or re-created meanwhile' "$WORK/grant.log" ||
         fail "$call during a drop that committed: $(cat "$WORK/grant.log")"
     echo "ok: $call during a drop that committed: $(grep ERROR "$WORK/grant.log")"
-    grant_during_drop "$call" ROLLBACK
+    call_during_drop "$call" ROLLBACK
     grep -q ERROR "$WORK/grant.log" && fail "$call during a drop that rolled back: $(cat "$WORK/grant.log")"
     q "SELECT shared_drop('g')" >/dev/null
     echo "ok: $call during a drop that rolled back went on"

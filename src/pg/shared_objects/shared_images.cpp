@@ -46,7 +46,13 @@ void store_image(const char* name, uint64 file_id, bytea* image) {
         "WHERE name OPERATOR(pg_catalog.=) $1 AND file_id OPERATOR(pg_catalog.=) $2",
         3, types, values, nulls, false, 0);
     if (rc < 0) elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(rc));
+    const bool stored = SPI_processed == 1;
     end_catalog(&s);
+    // No row of that incarnation: a drop of another session deleted it and
+    // committed while the update waited for it (the object's sync or freeze
+    // then went to a file that is gone), or the name was created again. The
+    // caller would otherwise return as if the image were taken.
+    if (!stored) report_dropped_meanwhile(name);
 }
 
 }  // namespace
