@@ -128,6 +128,23 @@ check "the refused attach made no object" "SELECT count(*) = 0 FROM shared_objec
 check "attached under another name, the file is copied" \
     "SELECT shared_attach('inplace_copy', '$dir/inplace') IS NOT NULL AND shared_cbf_contains('inplace_copy', 'b')"
 as_owner rm "$dir/inplace"
+# A copy (export, attach) of a large object stops at a cancel or
+# statement_timeout, between its 2 MiB pieces, and leaves no file behind: it
+# ran to its end, then failed with the copy in place, so that the export's
+# retry was refused ("already exists"). 256 MiB, whose copy takes far
+# longer than the timeout.
+q "SELECT shared_cbf_create('large', 30000000)" >/dev/null
+q "SELECT shared_freeze('large')" >/dev/null
+check_error "an export past statement_timeout" "statement timeout" \
+    "SELECT shared_export('large', '$WORK/large.cbf')" 20ms
+[ ! -e "$WORK/large.cbf" ] || fail "the interrupted export left its file ($(stat -c %s "$WORK/large.cbf") bytes)"
+q "SELECT shared_export('large', '$WORK/large.cbf')" >/dev/null
+check_error "an attach past statement_timeout" "statement timeout" \
+    "SELECT shared_attach('large_copy', '$WORK/large.cbf')" 20ms
+check "the interrupted attach made no object" "SELECT count(*) = 0 FROM shared_objects WHERE name = 'large_copy'"
+[ ! -e "$dir/large_copy" ] || fail "the interrupted attach left its file"
+q "SELECT shared_drop('large')" >/dev/null
+rm -f "$WORK/large.cbf"
 
 # No mapping or descriptor leaks across many create/drop cycles in one backend.
 psql -X -At >"$WORK/leak.out" 2>&1 <<'SQL' &

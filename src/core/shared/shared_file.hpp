@@ -289,9 +289,11 @@ void sync_mapping(const Mapping& m, const char* label);
 // fsynced), as incarnation new_file_id written by server run `run`;
 // validates `from` first. Used by export and attach. A `from` larger than
 // max_bytes is refused (program_limit) before `to` is created: attach passes
-// the size it checked, which the file may have changed since.
+// the size it checked, which the file may have changed since. stop (may be
+// null) is polled between 2 MiB pieces, as a create polls it: when it returns
+// true, `to` is removed and the copy fails (io_error).
 void copy_file(const std::string& from, const std::string& to, const char* label, bool require_frozen,
-               uint64_t new_file_id, uint64_t run, uint64_t max_bytes = UINT64_MAX);
+               uint64_t new_file_id, uint64_t run, uint64_t max_bytes = UINT64_MAX, bool (*stop)() = nullptr);
 
 // Flags and counters (atomic accessors on the mapping; inline: every add
 // reads the flags and counts an op).

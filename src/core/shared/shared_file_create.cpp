@@ -329,7 +329,7 @@ void create_file(const std::string& path, const char* label, const CreateSpec& s
 }
 
 void copy_file(const std::string& from, const std::string& to, const char* label, bool require_frozen,
-               uint64_t new_file_id, uint64_t run, uint64_t max_bytes) {
+               uint64_t new_file_id, uint64_t run, uint64_t max_bytes, bool (*stop)()) {
     uint64_t size = 0;
     Fd in(open_existing(from, label, false, &size));
     FileHeader h = read_and_validate(in.fd, size, from, label, 0);
@@ -352,6 +352,7 @@ void copy_file(const std::string& from, const std::string& to, const char* label
     if (int err = posix_fallocate(out.fd, 0, off_t(used))) abandon("reserve space for", err);
     std::vector<uint8_t> buf(kFolioBytes);
     for (uint64_t off = kHeaderBytes; off < used;) {  // 2 MiB aligned writes: see write_aligned
+        if (stop != nullptr && stop()) abandon("finish (interrupted) the copy to", EINTR);
         size_t chunk = size_t(std::min<uint64_t>(used, (off / kFolioBytes + 1) * kFolioBytes) - off);
         if (!pread_full(in.fd, buf.data(), chunk, off_t(off))) abandon("read the source of", errno ? errno : EIO);
         if (!pwrite_full(out.fd, buf.data(), chunk, off_t(off))) abandon("write", errno);

@@ -460,11 +460,11 @@ void attach_object(const char* name, const char* from) {
     char path[MAXPGPATH];
     const uint64 bytes = sh::used_bytes(h);  // every published sub-filter of a grown object
     const uint64 file_id = begin_new_object(name, sh::Kind(h.kind), bytes, true, path, sizeof path);
-    guarded([&] {
-        // An orphan: no committed row names it (we hold the name). Removed as
-        // a drop removes a file, so that processes still mapping it let go.
-        sh::remove_file(path, 0);
-        sh::copy_file(from, path, name, true, file_id, server_run(), bytes);  // the size checked above
+    // An orphan: no committed row names it (we hold the name). Removed as a
+    // drop removes a file, so that processes still mapping it let go.
+    guarded([&] { sh::remove_file(path, 0); });
+    copy_interruptibly(name, [&](bool (*stop)()) {
+        sh::copy_file(from, path, name, true, file_id, server_run(), bytes, stop);  // the size checked above
     });
     take_image_of_new(name);
 }

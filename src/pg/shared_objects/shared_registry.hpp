@@ -311,6 +311,32 @@ void watch_extension_drop();
 
 // The relative path (from the data directory) of an object's file.
 void object_path(const char* name, char* out, size_t outlen);
+
+// Whether a cancel, statement_timeout or terminate waits to be raised.
+inline bool interrupt_pending() { return QueryCancelPending || ProcDiePending; }
+
+// Runs copy(stop), a copy of an object's file (export, attach), which polls
+// stop between 2 MiB pieces: a copy of many GB stops at a cancel,
+// statement_timeout or terminate (its file removed), which is then raised as
+// usual, instead of ending first and then failing with the file in place.
+template <typename Copy>
+void copy_interruptibly(const char* name, Copy copy) {
+    bool stopped = false;
+    guarded([&] {
+        try {
+            copy(&interrupt_pending);
+        } catch (const sketch::Error&) {
+            if (!interrupt_pending()) throw;
+            stopped = true;
+        }
+    });
+    if (stopped) {
+        CHECK_FOR_INTERRUPTS();
+        ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED),
+                        errmsg("the copy of shared object \"%s\" was interrupted", name)));
+    }
+}
+
 // A random id for a new file (a create's, or an export's copy): nonzero, and
 // it fits the catalog's bigint.
 uint64 new_file_id();
