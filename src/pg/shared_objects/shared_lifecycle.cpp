@@ -338,27 +338,13 @@ bool create_object(const char* name, sh::Kind kind, const uint8_t* geometry, uin
     spec.initial_payload = initial_payload;
     spec.durable = enableFsync;
     spec.run = server_run();
-    // Writing a large object's file takes a while: a cancel, statement_timeout
-    // or terminate stops it between 2 MiB pieces (the file is removed) and is
-    // then raised as usual.
-    spec.stop = [] { return QueryCancelPending || ProcDiePending; };
-    bool stopped = false;
     // No committed catalog row names this file, and we hold the name: a
     // complete file there was left by a crash (before a create committed or a
     // drop unlinked it) and is replaced.
-    guarded([&] {
-        try {
-            sh::create_file(path, name, spec, sh::Existing::replace_orphan);
-        } catch (const sketch::Error&) {
-            if (!spec.stop()) throw;
-            stopped = true;
-        }
+    write_interruptibly("creation", name, [&](bool (*stop)()) {
+        spec.stop = stop;
+        sh::create_file(path, name, spec, sh::Existing::replace_orphan);
     });
-    if (stopped) {
-        CHECK_FOR_INTERRUPTS();
-        ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED),
-                        errmsg("creation of shared object \"%s\" was interrupted", name)));
-    }
     take_image_of_new(name);
     return true;
 }
@@ -463,7 +449,7 @@ void attach_object(const char* name, const char* from) {
     // An orphan: no committed row names it (we hold the name). Removed as a
     // drop removes a file, so that processes still mapping it let go.
     guarded([&] { sh::remove_file(path, 0); });
-    copy_interruptibly(name, [&](bool (*stop)()) {
+    write_interruptibly("copy", name, [&](bool (*stop)()) {
         sh::copy_file(from, path, name, true, file_id, server_run(), bytes, stop);  // the size checked above
     });
     take_image_of_new(name);

@@ -315,16 +315,18 @@ void object_path(const char* name, char* out, size_t outlen);
 // Whether a cancel, statement_timeout or terminate waits to be raised.
 inline bool interrupt_pending() { return QueryCancelPending || ProcDiePending; }
 
-// Runs copy(stop), a copy of an object's file (export, attach), which polls
-// stop between 2 MiB pieces: a copy of many GB stops at a cancel,
-// statement_timeout or terminate (its file removed), which is then raised as
-// usual, instead of ending first and then failing with the file in place.
-template <typename Copy>
-void copy_interruptibly(const char* name, Copy copy) {
+// Runs write(stop), the writing of an object's file (a create, or the copy of
+// an export or attach), which polls stop between 2 MiB pieces: a file of many
+// GB stops at a cancel, statement_timeout or terminate (the file removed),
+// which is then raised as usual, instead of being written to its end first.
+// `what` names the writing in the error raised when the interrupt itself is
+// held off ("creation", "copy").
+template <typename Write>
+void write_interruptibly(const char* what, const char* name, Write write) {
     bool stopped = false;
     guarded([&] {
         try {
-            copy(&interrupt_pending);
+            write(&interrupt_pending);
         } catch (const sketch::Error&) {
             if (!interrupt_pending()) throw;
             stopped = true;
@@ -332,8 +334,8 @@ void copy_interruptibly(const char* name, Copy copy) {
     });
     if (stopped) {
         CHECK_FOR_INTERRUPTS();
-        ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED),
-                        errmsg("the copy of shared object \"%s\" was interrupted", name)));
+        ereport(ERROR,
+                (errcode(ERRCODE_QUERY_CANCELED), errmsg("%s of shared object \"%s\" was interrupted", what, name)));
     }
 }
 

@@ -123,8 +123,8 @@ SKETCH_FUNCTION(shared_export) {
     ss::object_path(name, from, sizeof from);
     const uint64 id = ss::new_file_id();
     // run 0: the copy is no object folder's file (an attach of it writes its own)
-    ss::copy_interruptibly(name,
-                           [&](bool (*stop)()) { sh::copy_file(from, to, name, true, id, 0, UINT64_MAX, stop); });
+    ss::write_interruptibly("copy", name,
+                            [&](bool (*stop)()) { sh::copy_file(from, to, name, true, id, 0, UINT64_MAX, stop); });
     PG_RETURN_VOID();
 }
 
