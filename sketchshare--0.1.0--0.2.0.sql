@@ -444,3 +444,7 @@ GRANT SELECT ON sketchshare_shared.objects, sketchshare_shared.grants TO pg_data
 
 -- Blocked layouts of shared counting filters (issue 27, part 1): the layout argument of shared_cbf_create
 -- (made with its other arguments in the fixed-size change above)
+
+-- A full filter's count was its capacity, which hid that it was past it.
+COMMENT ON FUNCTION cbf_count(cbf) IS
+'estimated number of distinct items present: -(m/k) ln(1 - X/m) with X nonzero counters; with every counter set, X = m - 1/2 (a lower bound)';

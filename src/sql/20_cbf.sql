@@ -110,7 +110,7 @@ COMMENT ON FUNCTION cbf_count_of(cbf, anycompatible) IS
 CREATE FUNCTION cbf_count(filter cbf) RETURNS bigint
 AS 'MODULE_PATHNAME', 'cbf_count' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cbf_count(cbf) IS
-'estimated number of distinct items present: -(m/k) ln(1 - X/m) with X nonzero counters; capacity when every counter is set';
+'estimated number of distinct items present: -(m/k) ln(1 - X/m) with X nonzero counters; with every counter set, X = m - 1/2 (a lower bound)';
 
 CREATE FUNCTION cbf_merge(a cbf, b cbf) RETURNS cbf
 AS 'MODULE_PATHNAME', 'cbf_merge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
