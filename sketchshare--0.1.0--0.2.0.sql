@@ -381,10 +381,11 @@ COMMENT ON FUNCTION cbf_in(cstring) IS 'text input of cbf: b64: followed by the 
 COMMENT ON FUNCTION cbf_out(cbf) IS 'text output of cbf: b64: followed by the base64 of its byte form';
 -- Blocked counting filter layouts (issue 27, part 1): cbf_empty and cbf_agg take a layout,
 -- cbf_capacity_for and cbf_fpr_for size them, cbf_stats shows it
+-- Not strict: a NULL layout is classic, as for shared_cbf_create and bloom_empty.
 CREATE FUNCTION cbf_empty(capacity bigint, fpr float8, layout text) RETURNS cbf
-AS 'MODULE_PATHNAME', 'cbf_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'cbf_empty' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION cbf_empty(bigint, float8, text) IS
-'an empty counting Bloom filter of a layout (classic, classic<K>, block, block<K>: all K counters of an item in one 64-byte line) sized for capacity items at false-positive rate fpr';
+'an empty counting Bloom filter of a layout (classic, classic<K>, block, block<K>: all K counters of an item in one 64-byte line; NULL: classic) sized for capacity items at false-positive rate fpr';
 
 CREATE FUNCTION cbf_capacity_for(n bigint, fpr float8, layout text DEFAULT 'classic') RETURNS bigint
 AS 'MODULE_PATHNAME', 'cbf_capacity_for' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -444,3 +445,7 @@ GRANT SELECT ON sketchshare_shared.objects, sketchshare_shared.grants TO pg_data
 
 -- Blocked layouts of shared counting filters (issue 27, part 1): the layout argument of shared_cbf_create
 -- (made with its other arguments in the fixed-size change above)
+
+-- A full filter's count was its capacity, which hid that it was past it.
+COMMENT ON FUNCTION cbf_count(cbf) IS
+'estimated number of distinct items present: -(m/k) ln(1 - X/m) with X nonzero counters; with every counter set, X = m - 1/2 (a lower bound)';

@@ -18,6 +18,11 @@ SELECT pg_temp.err($$SELECT bloom_capacity_for(0, 0.01)$$) AS capacity_n_zero;
 SELECT pg_temp.err($$SELECT bloom_fpr_for(-1, 100, 'classic<3>')$$) AS fpr_for_negative_n;
 SELECT pg_temp.err($$SELECT bloom_fpr_for(1, -100, 'classic<3>')$$) AS fpr_for_negative_bits;
 SELECT bloom_empty(NULL, 0.01) IS NULL AS null_n_is_null;
+-- a NULL layout is the default; a NULL seed is NULL, as for bloom_empty_bits, not seed 0
+SELECT bloom_empty(10, 0.01, NULL) = bloom_empty(10, 0.01) AS null_layout_is_default,
+       bloom_empty(10, 0.01, NULL, NULL) IS NULL AS null_seed_is_null,
+       bloom_empty(10, 0.01, seed => NULL) IS NULL AS null_named_seed_is_null,
+       bloom_empty_bits(64, 'classic<2>', NULL) IS NULL AS bits_null_seed_is_null;
 -- layouts
 SELECT pg_temp.err($$SELECT bloom_empty(10, 0.01, 'foo')$$) AS unknown_layout;
 SELECT pg_temp.err($$SELECT bloom_empty(10, 0.01, '')$$) AS empty_layout;

@@ -369,3 +369,12 @@ SELECT layout, cbf_stats(cbf_add_many(cbf_empty(10000, 0.01, layout), ARRAY(SELE
 FROM (VALUES ('classic'), ('block')) v(layout);
 SELECT layout, n, cbf_stats(cbf_add_many(cbf_empty(10000, 0.01, layout), ARRAY(SELECT i FROM generate_series(1, n) i)))->>'capacity'
 FROM (VALUES ('classic', 13000), ('block', 13000), ('classic', 20000)) v(layout, n);
+-- a full filter (every counter set) is far past its capacity, not at it: its
+-- count says so, and it warns, built by the aggregate (from every counter) or
+-- by an add (from the 64 lines it samples, every one of them full here)
+WITH s AS MATERIALIZED (SELECT cbf_agg(i, 100) AS f FROM generate_series(1, 5000) i)
+SELECT cbf_stats(f)->>'counters_set' = cbf_stats(f)->>'counters' AS full, cbf_count(f) > 1000 AS far_past FROM s;
+WITH s AS MATERIALIZED (
+    SELECT layout, cbf_add_many(cbf_empty(10000, 0.01, layout), ARRAY(SELECT i FROM generate_series(1, 400000) i)) AS f
+    FROM (VALUES ('classic'), ('block')) v(layout))
+SELECT layout, cbf_count(f) > 100000 AS far_past, (cbf_stats(f)->>'fill_ratio')::float8 = 1 AS full FROM s ORDER BY layout;

@@ -75,8 +75,16 @@ SELECT cbf_empty(1000, 0.01, 'block<0>');
 SELECT cbf_empty(1000, 0.01, 'block<33>');
 SELECT cbf_empty(1000, 0.01, 'block<8');
 SELECT cbf_empty(1000, 0.01, '');
-SELECT cbf_empty(1000, 0.01, NULL) IS NULL AS strict_null;
-SELECT cbf_agg(i, 1000, 0.01, NULL) FROM generate_series(1, 3) i;
+-- a NULL layout is classic (cbf.md, Layouts), as for shared_cbf_create; a
+-- NULL capacity or fpr gives NULL, as from the form without a layout
+SELECT cbf_empty(1000, 0.01, NULL) = cbf_empty(1000, 0.01) AS null_is_classic,
+       cbf_empty(NULL, 0.01, 'block') IS NULL AS null_capacity, cbf_empty(1000, NULL, 'block') IS NULL AS null_fpr;
+SELECT cbf_agg(i, 1000, 0.01, NULL) = cbf_agg(i, 1000, 0.01) AS null_is_classic FROM generate_series(1, 3) i;
+SELECT cbf_agg(i, 1000, 0.01, CASE WHEN i = 2 THEN NULL ELSE 'classic' END) = cbf_agg(i, 1000, 0.01) AS same_filter
+FROM generate_series(1, 3) i;
+SELECT cbf_agg(i, 1000, 0.01, CASE WHEN i = 1 THEN NULL ELSE 'block' END) FROM generate_series(1, 3) i;
+-- a bad layout after the first row is refused as on the first
+SELECT cbf_agg(i, 1000, 0.01, CASE WHEN i = 1 THEN 'classic' ELSE '' END) FROM generate_series(1, 3) i;
 SELECT cbf_agg(i, 1000, 0.01, 'fast') FROM generate_series(1, 3) i;
 SELECT cbf_agg(i, 1000, 0.01, CASE WHEN i < 2 THEN 'block' ELSE 'classic' END) FROM generate_series(1, 3) i;
 -- a layout computed per row: the same text is one layout, another text another

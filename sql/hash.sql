@@ -74,3 +74,24 @@ SELECT sketch_hash('r'::"char") = sketch_hash('r') AS char_as_text,
        cbf_count_of(cbf_add(cbf_add(cbf_empty(10), 'r'::"char"), 'r'), 'r'::"char") AS cbf_char_twice,
        (SELECT bloom_agg(k, 10, 0.01) @> 'v' FROM (VALUES ('r'::"char"), ('v')) v(k)) AS bloom_agg_char,
        (SELECT pg_typeof(reservoir_sample(k, 1)) FROM (VALUES ('r'::"char")) v(k)) AS sample_type;
+-- a regclass (and every reg* type) prints its name as the session's
+-- search_path shows it; it hashes as it prints under search_path
+-- pg_catalog, public: alike in every session, and as in a session with the
+-- default search_path
+CREATE SCHEMA hash_s;
+CREATE TABLE hash_s.t (a int);
+CREATE TABLE public.hash_p (a int);
+SET search_path = hash_s;
+SELECT public.sketch_hash('hash_s.t'::regclass) = public.sketch_hash('hash_s.t'::text) AS qualified_outside_public,
+       public.sketch_hash('public.hash_p'::regclass) = public.sketch_hash('hash_p'::text) AS public_unqualified,
+       public.sketch_hash('pg_class'::regclass) = public.sketch_hash('pg_class'::text) AS catalog_unqualified,
+       public.sketch_hash(ARRAY['hash_s.t'::regclass]) = public.sketch_hash('{hash_s.t}'::text) AS in_an_array,
+       public.sketch_hash(ROW('hash_s.t'::regclass)) = public.sketch_hash('(hash_s.t)'::text) AS in_a_record;
+CREATE TEMP TABLE hash_f AS SELECT public.bloom_add(public.bloom_empty(100, 0.01), 'hash_s.t'::regclass) AS f;
+RESET search_path;
+SELECT bloom_contains(f, 'hash_s.t'::regclass) AS found_under_the_default_search_path FROM hash_f;
+SET search_path = pg_catalog;
+SELECT public.bloom_contains(f, 'hash_s.t'::regclass) AS found_under_a_third FROM hash_f;
+RESET search_path;
+DROP TABLE hash_f, hash_s.t, public.hash_p;
+DROP SCHEMA hash_s;

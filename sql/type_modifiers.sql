@@ -112,5 +112,10 @@ SELECT pg_temp.err($$SELECT 'cbf(0)'::regtype$$) AS cbf_zero;
 SELECT pg_temp.err($$SELECT 'cbf(1000, 2)'::regtype$$) AS cbf_fpr_two;
 SELECT pg_temp.err($$SELECT 'cbf(9990000000)'::regtype$$) AS cbf_too_many_counters;
 SELECT pg_temp.err($$CREATE TABLE tm_bad (f bloom(0, 0.01))$$) AS create_table;
+-- The typmod_in functions called directly, with what the parser never passes:
+-- refused as PostgreSQL's own typmod_in functions refuse it, not as XX000.
+SELECT pg_temp.err($$SELECT bloom_typmod_in(ARRAY['1000', NULL]::cstring[])$$) AS bloom_null_text;
+SELECT pg_temp.err($$SELECT cbf_typmod_in(ARRAY[NULL]::cstring[])$$) AS cbf_null_text;
+SELECT pg_temp.err($$SELECT bloom_typmod_in(ARRAY[['1000', '0.01']]::cstring[])$$) AS bloom_two_dimensions;
 
 DROP TABLE tm_bloom, tm_cbf;

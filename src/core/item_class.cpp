@@ -7,6 +7,7 @@ bool decode_item_class(uint8_t code, uint32_t type, ItemClass* out) {
     const auto c = ItemClassCode(code);
     const bool single_type = c == ItemClassCode::builtin_type || c == ItemClassCode::named_type;
     if (single_type != (type != 0)) return false;
+    if (c == ItemClassCode::builtin_type && type >= kFirstNonBuiltinTypeOid) return false;
     *out = ItemClass{c, type};
     return true;
 }

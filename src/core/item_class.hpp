@@ -18,6 +18,9 @@ enum class ItemClassCode : uint8_t {
     named_type = 6,    // any other type, by a digest of its schema-qualified name
 };
 constexpr uint8_t kMaxItemClassCode = uint8_t(ItemClassCode::named_type);
+// A builtin_type's oid is below this: PostgreSQL's FirstGenbkiObjectId, where
+// the oids initdb fixes in every cluster end (the face asserts they agree).
+constexpr uint32_t kFirstNonBuiltinTypeOid = 10000;
 
 struct ItemClass {
     ItemClassCode code = ItemClassCode::unknown;
@@ -36,7 +39,7 @@ inline ItemClass combined_class(ItemClass a, ItemClass b) { return a.known() ? a
 
 // A stored class read back: false when the code is unknown to this build or
 // the type field contradicts it (a class-wide code carries no type, a
-// single-type code needs one).
+// single-type code needs one, a built-in type's oid is a fixed one).
 bool decode_item_class(uint8_t code, uint32_t type, ItemClass* out);
 
 // The class as one nonzero word (0: unknown), for a shared object's header.

@@ -3,6 +3,8 @@
 #include "item_types.hpp"
 
 extern "C" {
+#include "catalog/namespace.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
 #include "pgtime.h"
@@ -57,6 +59,29 @@ Oid call_arg_type(FmgrInfo* flinfo, int argno) {
 
 bool hashes_by_output(Oid typid) { return resolved_kind(typid) == ItemKind::text_output; }
 
+// Whether the text output of base may name a catalog object relative to the
+// session's search_path: a reg* type that prints a possibly qualified name,
+// or a container (array, composite, range) that may hold one. Other scalars
+// print the same under every search_path.
+static bool output_names_by_search_path(Oid base) {
+    switch (base) {
+        case REGCLASSOID:
+        case REGTYPEOID:
+        case REGPROCOID:
+        case REGPROCEDUREOID:
+        case REGOPEROID:
+        case REGOPERATOROID:
+        case REGCONFIGOID:
+        case REGDICTIONARYOID:
+        case REGCOLLATIONOID:
+        case RECORDOID: return true;  // an anonymous record: a container too
+        default: break;
+    }
+    const char typtype = get_typtype(base);
+    return OidIsValid(get_element_type(base)) || typtype == TYPTYPE_COMPOSITE || typtype == TYPTYPE_RANGE ||
+           typtype == TYPTYPE_MULTIRANGE;
+}
+
 void item_hasher_init(ItemHasher* hasher, Oid typid, MemoryContext mcxt) {
     if (!OidIsValid(typid))
         ereport(ERROR, (errcode(ERRCODE_INDETERMINATE_DATATYPE), errmsg("could not determine the type of the item to hash")));
@@ -69,6 +94,7 @@ void item_hasher_init(ItemHasher* hasher, Oid typid, MemoryContext mcxt) {
         bool is_varlena;
         getTypeOutputInfo(typid, &output_fn, &is_varlena);
         fmgr_info_cxt(output_fn, &hasher->output, mcxt);
+        hasher->fixed_search_path = output_names_by_search_path(base);
     }
     hasher->typid = typid;  // last: set up only if nothing above raised
 }
@@ -108,10 +134,36 @@ static sketch::Hash128 hash_varlena(Datum value, uint64_t seed, bool trim_spaces
     return h;
 }
 
+// The output of a value that may name catalog objects (output_names_by_search_path)
+// under search_path `pg_catalog, public` (no temp schema): the names a session
+// with the default search_path prints (the digests filters already hold), in
+// every session.
+static char* output_under_fixed_search_path(FmgrInfo* output, Datum value) {
+    OverrideSearchPath path{};
+    const Oid public_schema = get_namespace_oid("public", true);
+    path.schemas = OidIsValid(public_schema) ? list_make1_oid(public_schema) : NIL;
+    path.addCatalog = true;
+    path.addTemp = false;
+    PushOverrideSearchPath(&path);
+    char* text = nullptr;
+    PG_TRY();
+    {
+        text = OutputFunctionCall(output, value);
+    }
+    PG_FINALLY();
+    {
+        PopOverrideSearchPath();
+    }
+    PG_END_TRY();
+    list_free(path.schemas);
+    return text;
+}
+
 // Text output under fixed settings (ISO dates, UTC, postgres intervals, hex
-// bytea, shortest exact floats), so the digest of a date, a timestamptz or an
-// array of them does not depend on the session that computes it.
-static char* canonical_output(FmgrInfo* output, Datum value) {
+// bytea, shortest exact floats, and for the reg* types a fixed search_path),
+// so the digest of a date, a timestamptz, a regclass or an array of them does
+// not depend on the session that computes it.
+static char* canonical_output(FmgrInfo* output, Datum value, bool fixed_search_path) {
     static pg_tz* utc = nullptr;
     if (utc == nullptr) utc = pg_tzset("UTC");
     const int saved_style = DateStyle, saved_order = DateOrder, saved_interval = IntervalStyle;
@@ -126,7 +178,7 @@ static char* canonical_output(FmgrInfo* output, Datum value) {
     char* text = nullptr;
     PG_TRY();
     {
-        text = OutputFunctionCall(output, value);
+        text = fixed_search_path ? output_under_fixed_search_path(output, value) : OutputFunctionCall(output, value);
     }
     PG_FINALLY();
     {
@@ -157,7 +209,7 @@ sketch::Hash128 hash_item(const ItemHasher* hasher, Datum value, uint64_t seed) 
         case ItemKind::boolean: return sketch::hash_bool(DatumGetBool(value), seed);
         case ItemKind::uuid: return sketch::hash_bytes(DatumGetUUIDP(value)->data, UUID_LEN, seed);
         case ItemKind::text_output: {
-            char* text = canonical_output(const_cast<FmgrInfo*>(&hasher->output), value);
+            char* text = canonical_output(const_cast<FmgrInfo*>(&hasher->output), value, hasher->fixed_search_path);
             sketch::Hash128 h = sketch::hash_bytes(text, strlen(text), seed);
             pfree(text);
             return h;

@@ -29,6 +29,10 @@ struct ItemHasher {
     bool is_array;           // items are arrays (add_many takes their elements)
     sketch::ItemClass item;  // the class filters built from these items record (item_types.hpp)
     FmgrInfo output;  // used only for ItemKind::text_output
+    // text_output of a type whose text may name catalog objects as the
+    // search_path shows them (the reg* types, and the containers that may
+    // hold one): written under a fixed search_path.
+    bool fixed_search_path;
 };
 
 // Fills a hasher for values of typid (domains resolve to their base type).

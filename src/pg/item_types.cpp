@@ -10,9 +10,12 @@ extern "C" {
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 }
 
 namespace sketch_pg {
+
+static_assert(sketch::kFirstNonBuiltinTypeOid == FirstGenbkiObjectId, "a built-in type's oid is one initdb fixes");
 
 namespace {
 
@@ -47,7 +50,12 @@ const char* class_name(sketch::ItemClass c) {
         case C::text: return "text, varchar, char(n), name or bytea";
         case C::floating: return "real or double precision";
         case C::uuid: return "uuid";
-        case C::builtin_type: return format_type_be(c.type);
+        case C::builtin_type:
+            // A fixed oid, but a value from another major version may name a
+            // type this catalog lacks (format_type_be would fail with XX000).
+            if (!SearchSysCacheExists1(TYPEOID, ObjectIdGetDatum(c.type)))
+                return psprintf("a built-in type not in this server (oid %u)", c.type);
+            return format_type_be(c.type);
         case C::named_type: {
             const char* name = named_type_with_digest(c.type);
             return name != nullptr ? name : psprintf("a type not in this database (digest %08x)", c.type);

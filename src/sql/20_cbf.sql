@@ -61,10 +61,11 @@ CREATE FUNCTION cbf_empty(capacity bigint, fpr float8 DEFAULT 0.01) RETURNS cbf
 AS 'MODULE_PATHNAME', 'cbf_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cbf_empty(bigint, float8) IS
 'an empty counting Bloom filter sized for capacity items at false-positive rate fpr: k = round(-log2 fpr), m = next_pow2(capacity * k / ln 2) counters';
+-- Not strict: a NULL layout is classic, as for shared_cbf_create and bloom_empty.
 CREATE FUNCTION cbf_empty(capacity bigint, fpr float8, layout text) RETURNS cbf
-AS 'MODULE_PATHNAME', 'cbf_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'cbf_empty' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION cbf_empty(bigint, float8, text) IS
-'an empty counting Bloom filter of a layout (classic, classic<K>, block, block<K>: all K counters of an item in one 64-byte line) sized for capacity items at false-positive rate fpr';
+'an empty counting Bloom filter of a layout (classic, classic<K>, block, block<K>: all K counters of an item in one 64-byte line; NULL: classic) sized for capacity items at false-positive rate fpr';
 
 -- Sizing helpers, as bloom_capacity_for and bloom_fpr_for.
 CREATE FUNCTION cbf_capacity_for(n bigint, fpr float8, layout text DEFAULT 'classic') RETURNS bigint
@@ -110,7 +111,7 @@ COMMENT ON FUNCTION cbf_count_of(cbf, anycompatible) IS
 CREATE FUNCTION cbf_count(filter cbf) RETURNS bigint
 AS 'MODULE_PATHNAME', 'cbf_count' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cbf_count(cbf) IS
-'estimated number of distinct items present: -(m/k) ln(1 - X/m) with X nonzero counters; capacity when every counter is set';
+'estimated number of distinct items present: -(m/k) ln(1 - X/m) with X nonzero counters; with every counter set, X = m - 1/2 (a lower bound)';
 
 CREATE FUNCTION cbf_merge(a cbf, b cbf) RETURNS cbf
 AS 'MODULE_PATHNAME', 'cbf_merge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -18,6 +18,10 @@ TEST(ItemClass, DecodesOnlyWhatABuildWrites) {
     EXPECT_FALSE(decode_item_class(1, 5, &c));  // a class-wide code has no type
     EXPECT_FALSE(decode_item_class(5, 0, &c));  // a single type needs one
     EXPECT_TRUE(decode_item_class(5, 1082, &c));
+    EXPECT_TRUE(decode_item_class(5, kFirstNonBuiltinTypeOid - 1, &c));
+    EXPECT_FALSE(decode_item_class(5, kFirstNonBuiltinTypeOid, &c));  // not an oid initdb fixes
+    EXPECT_FALSE(decode_item_class(5, 99999, &c));
+    EXPECT_TRUE(decode_item_class(6, 99999, &c));                       // a digest: any nonzero word
     EXPECT_FALSE(decode_item_class(kMaxItemClassCode + 1, 0, &c));
 }
 

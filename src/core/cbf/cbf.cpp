@@ -233,10 +233,13 @@ uint64_t counters_set(const Geometry& g, const uint8_t* counters) { return count
 uint64_t counters_saturated(const Geometry& g, const uint8_t* counters) { return count_masked<saturated_mask>(g, counters); }
 
 double estimate_count(const Geometry& g, uint64_t set) {
-    if (set >= g.m) return static_cast<double>(g.capacity);
     const double m = static_cast<double>(g.m);
+    // Every counter set: the formula diverges. Half a counter short of full is
+    // the least the fill can mean (as bloom's estimated_count takes it), so a
+    // full filter reads as far past its capacity, never as at it.
+    const double x = set >= g.m ? m - 0.5 : static_cast<double>(set);
     const double per_add = g.blocked() ? block::distinct_per_add(g.k) : static_cast<double>(g.k);
-    return -(m / per_add) * std::log1p(-static_cast<double>(set) / m);
+    return -(m / per_add) * std::log1p(-x / m);
 }
 
 double expected_fpr(const Geometry& g, double n) { return fpr_for(n, static_cast<double>(g.m), layout_of(g)); }

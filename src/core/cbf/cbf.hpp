@@ -95,7 +95,8 @@ uint64_t counters_set(const Geometry& g, const uint8_t* counters);
 uint64_t counters_saturated(const Geometry& g, const uint8_t* counters);
 // Distinct items present: -(m/d) ln(1 - set/m), d the distinct counters an
 // add sets in an empty filter (classic: k; block: 128 (1 - (127/128)^k),
-// as draws within a line may coincide); capacity when every counter is set.
+// as draws within a line may coincide); with every counter set, the estimate
+// at m - 1/2 set (a lower bound: the filter may hold any number more).
 double estimate_count(const Geometry& g, uint64_t set);
 // The rate the formula predicts after n distinct adds (cbf_layout.hpp's fpr_for).
 double expected_fpr(const Geometry& g, double n);

@@ -213,11 +213,13 @@ SKETCH_FUNCTION(bloom_from_bytea) {
 // ---- constructors and sizing ----
 
 SKETCH_FUNCTION(bloom_empty) {
-    if (PG_ARGISNULL(0) || PG_ARGISNULL(1)) PG_RETURN_NULL();
+    // Not strict for its NULL layout (the default) alone: a NULL seed is no
+    // seed to build with, as bloom_empty_bits (strict) has it, not seed 0.
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || (PG_NARGS() > 3 && PG_ARGISNULL(3))) PG_RETURN_NULL();
     const int64_t n = PG_GETARG_INT64(0);
     const double fpr = PG_GETARG_FLOAT8(1);
     const char* layout = layout_arg(fcinfo, 2);
-    const uint64_t seed = PG_NARGS() > 3 && !PG_ARGISNULL(3) ? uint64_t(PG_GETARG_INT64(3)) : 0;
+    const uint64_t seed = PG_NARGS() > 3 ? uint64_t(PG_GETARG_INT64(3)) : 0;
     sb::Geometry g = resolve_geometry(n, fpr, layout);
     PG_RETURN_POINTER(bloom_value_new(g, seed, {}, sb::Sizing{uint64_t(n), fpr}));
 }

@@ -153,11 +153,14 @@ inline bool same_layout(FunctionCallInfo fcinfo, CallCache* cache, const cbf::Ge
     if (PG_NARGS() < 5) return true;  // no layout argument: the state was made without one
     const text* arg = PG_ARGISNULL(4) ? nullptr : PG_GETARG_TEXT_PP(4);
     const size_t len = arg != nullptr ? VARSIZE_ANY_EXHDR(arg) : 0;
-    if (unlikely(arg == nullptr || len != cache->layout_len || memcmp(VARDATA_ANY(arg), cache->layout_text, len) != 0)) {
-        cache->layout = layout_arg(fcinfo, 4);
-        const bool keep = len < sizeof cache->layout_text;  // a longer text is parsed every row
-        cache->layout_len = keep ? len : SIZE_MAX;
-        if (keep) memcpy(cache->layout_text, VARDATA_ANY(arg), len);
+    if (unlikely(!cache->layout_kept || arg == nullptr || len != cache->layout_len ||
+                 memcmp(VARDATA_ANY(arg), cache->layout_text, len) != 0)) {
+        cache->layout = layout_arg(fcinfo, 4);  // NULL: classic
+        // A longer text is parsed every row; the first row's layout made the
+        // state without passing here, so nothing is kept before a row has been.
+        cache->layout_kept = arg != nullptr && len < sizeof cache->layout_text;
+        cache->layout_len = len;
+        if (cache->layout_kept) memcpy(cache->layout_text, VARDATA_ANY(arg), len);
     }
     const cbf::Layout& l = cache->layout;
     return (l.kind == cbf::LayoutKind::block) == g.blocked() && (l.k == 0 || l.k == g.k);

@@ -54,8 +54,7 @@ void require_capacity_and_fpr(FunctionCallInfo fcinfo, int capacity_arg, int fpr
 }
 
 cbf::Layout layout_arg(FunctionCallInfo fcinfo, int argno) {
-    if (PG_ARGISNULL(argno))
-        ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("cbf layout must not be null")));
+    if (PG_ARGISNULL(argno)) return cbf::Layout{};  // the default, as bloom_empty and shared_cbf_create take NULL
     const char* spec = text_to_cstring(PG_GETARG_TEXT_PP(argno));
     return sketch_pg::guarded([&] { return cbf::parse_layout(spec); });
 }
@@ -217,6 +216,9 @@ SKETCH_FUNCTION(cbf_from_bytea) {
 // ---- functions ----
 
 SKETCH_FUNCTION(cbf_empty) {
+    // The layout form is not strict, for its NULL layout (classic); NULL
+    // capacity or fpr: NULL, as from the strict form.
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1)) PG_RETURN_NULL();
     const cbf::Geometry g = geometry_from_args(fcinfo, 0, 1, 2);
     PG_RETURN_POINTER(new_value(g));
 }

@@ -37,8 +37,8 @@ varlena* new_value(const cbf::Geometry& g, sketch::ItemClass item = {});
 void require_capacity_and_fpr(FunctionCallInfo fcinfo, int capacity_arg, int fpr_arg);
 
 // The geometry of the capacity, fpr and layout arguments (fpr_arg past the
-// last argument: the default fpr; layout_arg past it: the classic layout).
-// A NULL layout is 22004, a bad one 22023.
+// last argument: the default fpr; layout_arg past it or NULL: the classic
+// layout). A NULL capacity or fpr is 22004, a bad layout 22023.
 cbf::Geometry geometry_from_args(FunctionCallInfo fcinfo, int capacity_arg, int fpr_arg, int layout_arg);
 
 // Per-call cache in fn_extra: the item hasher and, for read-only functions,
@@ -56,14 +56,15 @@ struct CallCache {
     uint32 state_size;
     uint8_t state_header[cbf::kHeaderBytes];
     cbf::View state_view;
-    // cbf_agg's layout argument as parsed last, and its text (layout_len
-    // SIZE_MAX: too long to keep).
+    // cbf_agg's layout argument as parsed last, and its text when layout_kept
+    // (not before a row has parsed one, nor for a NULL or a text too long to keep).
     cbf::Layout layout;
+    bool layout_kept;
     size_t layout_len;
     char layout_text[32];
 };
 
-// The layout text argument, parsed (22023 when it is bad).
+// The layout text argument, parsed (22023 when it is bad); NULL: classic.
 cbf::Layout layout_arg(FunctionCallInfo fcinfo, int argno);
 
 CallCache* call_cache_init(FunctionCallInfo fcinfo, int item_arg);

@@ -108,9 +108,18 @@ struct Args {
     int count;
 };
 Args modifier_args(FunctionCallInfo fcinfo) {
+    ArrayType* arr = PG_GETARG_ARRAYTYPE_P(0);
+    // The parser passes a flat array of texts; a direct call may pass anything
+    // (a NULL text would reach std::string as a null pointer). Refused as
+    // PostgreSQL's own typmod_in functions refuse them (ArrayGetIntegerTypmods).
+    if (ARR_NDIM(arr) > 1)
+        ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("typmod array must be one-dimensional")));
     Args a;
     bool* nulls;
-    deconstruct_array(PG_GETARG_ARRAYTYPE_P(0), CSTRINGOID, -2, false, TYPALIGN_CHAR, &a.texts, &nulls, &a.count);
+    deconstruct_array(arr, CSTRINGOID, -2, false, TYPALIGN_CHAR, &a.texts, &nulls, &a.count);
+    for (int i = 0; i < a.count; ++i)
+        if (nulls[i])
+            ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("typmod array must not contain nulls")));
     return a;
 }
 
