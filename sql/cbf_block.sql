@@ -80,6 +80,9 @@ SELECT cbf_empty(1000, 0.01, '');
 SELECT cbf_empty(1000, 0.01, NULL) = cbf_empty(1000, 0.01) AS null_is_classic,
        cbf_empty(NULL, 0.01, 'block') IS NULL AS null_capacity, cbf_empty(1000, NULL, 'block') IS NULL AS null_fpr;
 SELECT cbf_agg(i, 1000, 0.01, NULL) = cbf_agg(i, 1000, 0.01) AS null_is_classic FROM generate_series(1, 3) i;
+-- cbf_capacity_for gives what cbf_empty allocates, for a NULL layout too
+SELECT cbf_capacity_for(1000, 0.01, NULL) = (cbf_stats(cbf_empty(1000, 0.01, NULL)) ->> 'counters')::bigint AS capacity_for_null,
+       cbf_capacity_for(NULL, 0.01, NULL) IS NULL AS null_n, cbf_capacity_for(1000, NULL) IS NULL AS null_fpr;
 SELECT cbf_agg(i, 1000, 0.01, CASE WHEN i = 2 THEN NULL ELSE 'classic' END) = cbf_agg(i, 1000, 0.01) AS same_filter
 FROM generate_series(1, 3) i;
 SELECT cbf_agg(i, 1000, 0.01, CASE WHEN i = 1 THEN NULL ELSE 'block' END) FROM generate_series(1, 3) i;

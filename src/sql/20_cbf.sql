@@ -68,8 +68,9 @@ COMMENT ON FUNCTION cbf_empty(bigint, float8, text) IS
 'an empty counting Bloom filter of a layout (classic, classic<K>, block, block<K>: all K counters of an item in one 64-byte line; NULL: classic) sized for capacity items at false-positive rate fpr';
 
 -- Sizing helpers, as bloom_capacity_for and bloom_fpr_for.
+-- Not strict: a NULL layout is classic, as cbf_empty takes it.
 CREATE FUNCTION cbf_capacity_for(n bigint, fpr float8, layout text DEFAULT 'classic') RETURNS bigint
-AS 'MODULE_PATHNAME', 'cbf_capacity_for' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'cbf_capacity_for' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION cbf_capacity_for(bigint, float8, text) IS
 'the counters (m) cbf_empty(n, fpr, layout) allocates: half as many bytes';
 CREATE FUNCTION cbf_fpr_for(n bigint, counters bigint, layout text) RETURNS float8

@@ -224,6 +224,9 @@ SKETCH_FUNCTION(cbf_empty) {
 }
 
 SKETCH_FUNCTION(cbf_capacity_for) {
+    // Not strict, for its NULL layout (classic): what cbf_empty(n, fpr, NULL)
+    // allocates, as bloom_capacity_for has it. NULL n or fpr: NULL.
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1)) PG_RETURN_NULL();
     const int64 n = PG_GETARG_INT64(0);
     const double fpr = PG_GETARG_FLOAT8(1);
     const cbf::Layout layout = layout_arg(fcinfo, 2);
