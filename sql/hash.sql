@@ -95,3 +95,21 @@ SELECT public.bloom_contains(f, 'hash_s.t'::regclass) AS found_under_a_third FRO
 RESET search_path;
 DROP TABLE hash_f, hash_s.t, public.hash_p;
 DROP SCHEMA hash_s;
+-- the default search_path is "$user", public: an object of the schema named
+-- after the session's role, or a temporary one, prints unqualified in such a
+-- session but hashes schema-qualified (a filter built before 0.2.0 in such
+-- a session holds the unqualified name: CHANGELOG)
+CREATE ROLE regress_hash_user;
+CREATE SCHEMA regress_hash_user AUTHORIZATION regress_hash_user;
+CREATE TABLE regress_hash_user.t (a int);
+CREATE TEMP TABLE hash_tmp (a int);
+SET ROLE regress_hash_user;
+SHOW search_path;
+SELECT 'regress_hash_user.t'::regclass::text AS printed,
+       sketch_hash('regress_hash_user.t'::regclass) = sketch_hash('regress_hash_user.t'::text) AS user_schema_qualified,
+       'hash_tmp'::regclass::text AS temp_printed,
+       sketch_hash('hash_tmp'::regclass) = sketch_hash(format('%s.hash_tmp', pg_my_temp_schema()::regnamespace)) AS temp_qualified;
+RESET ROLE;
+DROP TABLE hash_tmp, regress_hash_user.t;
+DROP SCHEMA regress_hash_user;
+DROP ROLE regress_hash_user;

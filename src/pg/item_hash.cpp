@@ -137,7 +137,9 @@ static sketch::Hash128 hash_varlena(Datum value, uint64_t seed, bool trim_spaces
 // The output of a value that may name catalog objects (output_names_by_search_path)
 // under search_path `pg_catalog, public` (no temp schema): the names a session
 // with the default search_path prints (the digests filters already hold), in
-// every session.
+// every session; but for its "$user" schema and temporary objects, which that
+// session prints unqualified and which depend on the session, so print
+// qualified here.
 static char* output_under_fixed_search_path(FmgrInfo* output, Datum value) {
     OverrideSearchPath path{};
     const Oid public_schema = get_namespace_oid("public", true);
