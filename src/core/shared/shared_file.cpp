@@ -18,6 +18,7 @@
 
 #include "shared/shared_file_internal.hpp"
 #include "error.hpp"
+#include "item_class.hpp"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -151,6 +152,13 @@ void validate(const FileHeader& h, const uint8_t* raw, uint64_t size, const std:
         h.payload_bytes > kMaxPayloadBytes || h.total_bytes != h.payload_offset + h.payload_bytes)
         fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" has an inconsistent header", p, label);
     validators[ki](label, h.geometry, h.geometry_len, h.payload_bytes);
+    // Mutable, so outside the checksum, but only ever set to a word a build
+    // writes: any other (an unknown code, a built-in type's oid past those
+    // initdb fixes) is damage, refused here rather than by every later use.
+    ItemClass items;
+    if (!item_class_of_word(h.item_class, &items))
+        fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" records an item class this build does not know",
+             p, label);
     const FileSpan span = file_span(h, p, label);
     if (size < span.used)
         fail(Errc::corrupted,
