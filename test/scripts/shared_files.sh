@@ -153,6 +153,27 @@ check_error "an attach past statement_timeout" "statement timeout" \
     "SELECT shared_attach('large_copy', '$WORK/large.cbf')" 20ms
 check "the interrupted attach made no object" "SELECT count(*) = 0 FROM shared_objects WHERE name = 'large_copy'"
 [ ! -e "$dir/large_copy" ] || fail "the interrupted attach left its file"
+# So does the write of a missing file from the object's image (256 MiB):
+# it ran to its end before the cancel was raised. The file is removed, and
+# the next use writes it again.
+check "the large object has an image" "SELECT image IS NOT NULL FROM sketchshare_shared.objects WHERE name = 'large'"
+as_owner mv "$dir/large" "$WORK/large-moved"
+check_error "a write from the image past statement_timeout" "statement timeout" "SELECT shared_cbf_count('large')" 20ms
+[ ! -e "$dir/large" ] || fail "the interrupted write from the image left its file ($(stat -c %s "$dir/large") bytes)"
+check "the next use writes it from the image" "SELECT shared_cbf_count('large') = 0"
+check "...whole" "SELECT status = 'ok' FROM shared_objects WHERE name = 'large'"
+# A use that meets another backend writing the file from the image waits for
+# it; if that write is then stopped (its file removed), the waiter writes the
+# file itself instead of failing with "is missing". It succeeds whatever the
+# timing: alone, after the other's write, or after its cancel.
+as_owner rm "$dir/large"
+PGOPTIONS="-c statement_timeout=150ms" psql -X -At -c "SELECT shared_cbf_count('large')" >"$WORK/first.log" 2>&1 &
+first=$!
+sleep 0.03
+check "a use concurrent with a stopped write from the image" "SELECT shared_cbf_count('large') = 0"
+wait "$first" || true
+check "...leaves the file whole" "SELECT status = 'ok' FROM shared_objects WHERE name = 'large'"
+as_owner rm -f "$WORK/large-moved"
 q "SELECT shared_drop('large')" >/dev/null
 rm -f "$WORK/large.cbf"
 

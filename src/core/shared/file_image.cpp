@@ -49,7 +49,7 @@ FileHeader check_image(const uint8_t* image, uint64_t len, const char* label, ui
 }
 
 void restore_image(const std::string& path, const char* label, const uint8_t* image, uint64_t len, uint64_t run,
-                   bool durable) {
+                   bool durable, bool (*stop)()) {
     FileHeader h;
     std::memcpy(&h, image, sizeof h);
     if (len != used_bytes(h)) fail(Errc::internal, "restore_image: an unchecked image");
@@ -68,6 +68,7 @@ void restore_image(const std::string& path, const char* label, const uint8_t* im
     spec.held = h.held;
     spec.durable = durable;
     spec.run = run;
+    spec.stop = stop;
     create_file(path, label, spec, Existing::refuse);
 }
 

@@ -33,9 +33,11 @@ FileHeader check_image(const uint8_t* image, uint64_t len, const char* label, ui
 
 // Writes a checked image (check_image) as the file at path, created as
 // create_file creates a file (no file may be at the path), written by
-// server run `run`; durable: fsynced. Throws as create_file.
+// server run `run`; durable: fsynced. stop (may be null) is polled between
+// 2 MiB pieces, as a create polls it (CreateSpec::stop). Throws as
+// create_file.
 void restore_image(const std::string& path, const char* label, const uint8_t* image, uint64_t len, uint64_t run,
-                   bool durable);
+                   bool durable, bool (*stop)() = nullptr);
 
 // True while path is an unfinished file whose creator is still writing it
 // (see create_file): another process restoring the same image. Never throws.

@@ -125,6 +125,10 @@ void await_creator(const char* path) {
     }
 }
 
+// The stop of a write from the image: only where the interrupt can then be
+// raised (a use with interrupts held off writes the file to its end).
+bool restore_may_stop() { return INTERRUPTS_CAN_BE_PROCESSED() && interrupt_pending(); }
+
 bool file_exists(const char* path) {
     struct stat st;
     return lstat(path, &st) == 0;
@@ -144,12 +148,22 @@ bool restore_from_image(const char* name, uint32 kind, uint64 file_id, uint64 fo
     char path[MAXPGPATH];
     object_path(name, path, sizeof path);
     PendingError failure;
+    // An image of hundreds of MB: a cancel, statement_timeout or terminate
+    // stops the write between 2 MiB pieces (the file removed; the next use
+    // writes it again), as it stops a create, and is raised as usual.
+    bool stopped = false;
     const bool written = captured(
         [&] {
             if (foreign_id != 0) sh::remove_file(path, foreign_id);
-            sh::restore_image(path, name, bytes, len, server_run(), enableFsync);
+            try {
+                sh::restore_image(path, name, bytes, len, server_run(), enableFsync, &restore_may_stop);
+            } catch (const sketch::Error&) {
+                stopped = restore_may_stop();
+                throw;
+            }
         },
         failure);
+    if (stopped) raise_interrupted("restoration from its image", name);
     // Another backend that opened the object at the same time may be
     // writing the file, or have written it: once it is done, the caller
     // attaches whatever is there.
@@ -175,7 +189,13 @@ bool file_missing(const char* path) {
 sh::Mapping map_file(const char* name, const CatalogRow& row) {
     char path[MAXPGPATH];
     object_path(name, path, sizeof path);
-    for (bool restored = false;; restored = true) {
+    // A few rounds: another backend opening it at the same time may be
+    // writing it from the image, or have just written it (its header read
+    // here before its magic): this one waits and attaches what it wrote. That
+    // write may have been stopped by a cancel, its file removed: this one
+    // then writes it. A file there that still fails to attach is damage,
+    // never written over.
+    for (int round = 0;; ++round) {
         sh::Mapping m;
         PendingError failure;
         const bool attached =
@@ -184,16 +204,14 @@ sh::Mapping map_file(const char* name, const CatalogRow& row) {
         const uint64 foreign_id = attached ? m.fixed.file_id : 0;
         if (attached) sh::unmap(m);
         refuse_if_raced(name, row.file_id);
-        // another backend opening it at the same time is writing it from
-        // the image, or has just written it (its header read here before
-        // its magic, the write over by now): attach what it wrote, once
-        if (!attached && !restored && row.has_image && !file_missing(path)) {
-            await_creator(path);
-            continue;
+        if (round < 4 && row.has_image) {
+            if (!attached && !file_missing(path)) {
+                await_creator(path);
+                continue;
+            }
+            if ((attached || file_missing(path)) && restore_from_image(name, row.kind, row.file_id, foreign_id))
+                continue;
         }
-        if (!restored && row.has_image && (attached || file_missing(path)) &&
-            restore_from_image(name, row.kind, row.file_id, foreign_id))
-            continue;
         if (!attached) raise(failure);
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
                         errmsg("file \"%s\" does not belong to shared object \"%s\" (another incarnation)", path,

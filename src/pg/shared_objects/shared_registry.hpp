@@ -315,6 +315,14 @@ void object_path(const char* name, char* out, size_t outlen);
 // Whether a cancel, statement_timeout or terminate waits to be raised.
 inline bool interrupt_pending() { return QueryCancelPending || ProcDiePending; }
 
+// Raises the interrupt that stopped the writing of an object's file, or,
+// when the interrupt itself is held off, 57014 naming the writing (`what`).
+[[noreturn]] inline void raise_interrupted(const char* what, const char* name) {
+    CHECK_FOR_INTERRUPTS();
+    ereport(ERROR, (errcode(ERRCODE_QUERY_CANCELED), errmsg("%s of shared object \"%s\" was interrupted", what, name)));
+    pg_unreachable();
+}
+
 // Runs write(stop), the writing of an object's file (a create, or the copy of
 // an export or attach), which polls stop between 2 MiB pieces: a file of many
 // GB stops at a cancel, statement_timeout or terminate (the file removed),
@@ -332,11 +340,7 @@ void write_interruptibly(const char* what, const char* name, Write write) {
             stopped = true;
         }
     });
-    if (stopped) {
-        CHECK_FOR_INTERRUPTS();
-        ereport(ERROR,
-                (errcode(ERRCODE_QUERY_CANCELED), errmsg("%s of shared object \"%s\" was interrupted", what, name)));
-    }
+    if (stopped) raise_interrupted(what, name);
 }
 
 // A random id for a new file (a create's, or an export's copy): nonzero, and
