@@ -359,5 +359,12 @@ END $$;
 SELECT pg_temp.cache_bytes() > 0 AS cache_found, pg_temp.cache_bytes() - bytes < 65536 AS no_growth FROM cache_before;
 RESET max_parallel_workers_per_gather;
 
+-- a shared counting filter with every counter set counts as the value does:
+-- far past its capacity, not at it (shared_cbf_count, shared_cbf_stats)
+SELECT shared_create_from('full_cbf', cbf_agg(i, 100)) FROM generate_series(1, 5000) i;
+SELECT shared_cbf_count('full_cbf') > 1000 AS count_far_past,
+       (shared_cbf_stats('full_cbf')->>'count')::bigint = shared_cbf_count('full_cbf') AS stats_agree,
+       shared_cbf_count('full_cbf') = (SELECT cbf_count(cbf_agg(i, 100)) FROM generate_series(1, 5000) i) AS as_the_value;
+
 SELECT shared_drop(name) FROM shared_objects ORDER BY name;
 SELECT count(*) AS left_over FROM shared_objects;
