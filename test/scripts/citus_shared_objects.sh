@@ -8,6 +8,7 @@
 # sketchshare.node_local_objects, made on every node, serve the keys of each
 # node's shards when the key is the distribution column: adds and lookups by
 # distributed queries land on the key's node, router queries too.
+# DROP EXTENSION drops the extension on every node.
 set -euo pipefail
 : "${SKETCH_ROOT:?}"
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
@@ -64,4 +65,35 @@ check "each worker's object holds the keys of its own shards, and only those" \
 check "the coordinator's object holds none (it has no shards)" "SELECT shared_cbf_count('seen') = 0"
 check_error "an object not named there still fails" 'cannot be used by a distributed query on a Citus worker' \
     "SELECT count(*) FROM ev WHERE shared_cbf_contains('evc', x)"
+
+# DROP EXTENSION reaches the workers through a prepared transaction, which
+# used to refuse the drop of their objects' files: the extension could not be
+# dropped at all. A rollback keeps every node's objects; a drop leaves the
+# workers' files (a prepared transaction cannot remove them at its commit),
+# whose names a create takes again.
+workers_dir() {
+    qn "$1" "SELECT current_setting('data_directory') || '/sketchshare/' || oid FROM pg_database WHERE datname = 'postgres'"
+}
+psql -X -q -v ON_ERROR_STOP=1 -c "BEGIN" -c "DROP EXTENSION sketchshare CASCADE" -c "ROLLBACK" >/dev/null 2>&1 ||
+    fail "BEGIN; DROP EXTENSION; ROLLBACK failed"
+check "a rolled back DROP EXTENSION keeps every node's objects, with their keys" \
+    "SELECT bool_and(result::int > 0) FROM run_command_on_workers(\$\$SELECT shared_cbf_count('seen')\$\$)"
+out=$(psql -X -At -v ON_ERROR_STOP=1 -c "DROP EXTENSION sketchshare CASCADE" 2>&1) ||
+    fail "DROP EXTENSION on the Citus cluster failed: $out"
+check "the extension is gone from every node" \
+    "SELECT bool_and(result = '0') FROM run_command_on_all_nodes(\$\$SELECT count(*) FROM pg_extension WHERE extname = 'sketchshare'\$\$)"
+check "no prepared transaction is left" \
+    "SELECT bool_and(result = '0') FROM run_command_on_all_nodes(\$\$SELECT count(*) FROM pg_prepared_xacts\$\$)"
+for n in 1 2; do
+    citus_as_server test -f "$(workers_dir "$n")/seen" || fail "worker $n's file of seen is gone"
+done
+echo "ok: the workers' files stay"
+q "CREATE EXTENSION sketchshare" >/dev/null
+check "after CREATE EXTENSION no node lists an object" \
+    "SELECT bool_and(result = '0') FROM run_command_on_all_nodes(\$\$SELECT count(*) FROM shared_objects\$\$)"
+check "the names are free on every node: created anew" \
+    "SELECT count(*) = 3 AND bool_and(success)
+     FROM run_command_on_all_nodes(\$\$SELECT shared_cbf_create('seen', 1000)\$\$)"
+check "... empty" \
+    "SELECT bool_and(result = '0') FROM run_command_on_all_nodes(\$\$SELECT shared_cbf_count('seen')\$\$)"
 echo "citus shared objects: all passed"
