@@ -7,8 +7,9 @@
 # MATERIALIZED CTE gives the right answer. Objects named in
 # sketchshare.node_local_objects, made on every node, serve the keys of each
 # node's shards when the key is the distribution column: adds and lookups by
-# distributed queries land on the key's node, router queries too.
-# DROP EXTENSION drops the extension on every node.
+# distributed queries land on the key's node, router queries too. A write
+# on several workers (two-phase commit) refuses transactional adds with a
+# hint, and DROP EXTENSION drops the extension on every node.
 set -euo pipefail
 : "${SKETCH_ROOT:?}"
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
@@ -50,7 +51,12 @@ check "nothing was added on the workers" \
 
 # Node-local objects: one call makes them on every node, each serves its shards.
 q "SELECT run_command_on_all_nodes(\$\$SELECT shared_cbf_create('seen', 100000)\$\$)" >/dev/null
-q "SELECT run_command_on_all_nodes(\$\$ALTER DATABASE postgres SET sketchshare.node_local_objects = 'seen'\$\$)" >/dev/null
+# ALTER DATABASE ... SET on the coordinator reaches the workers (Citus 13
+# refuses it sent to a worker itself).
+q "ALTER DATABASE postgres SET sketchshare.node_local_objects = 'seen'" >/dev/null
+check "the setting reached every node" \
+    "SELECT count(*) = 3 AND bool_and(result = 'seen')
+     FROM run_command_on_all_nodes(\$\$SELECT current_setting('sketchshare.node_local_objects')\$\$)"
 check "a distributed add of every key adds each once" \
     "SELECT count(*) = 1000 FROM ev WHERE shared_cbf_add('seen', k)"
 check "a distributed lookup by the key finds every key" \
@@ -65,6 +71,25 @@ check "each worker's object holds the keys of its own shards, and only those" \
 check "the coordinator's object holds none (it has no shards)" "SELECT shared_cbf_count('seen') = 0"
 check_error "an object not named there still fails" 'cannot be used by a distributed query on a Citus worker' \
     "SELECT count(*) FROM ev WHERE shared_cbf_contains('evc', x)"
+
+# A write to shards on several workers commits in two phases, which refuses
+# transactional adds with a hint; non-transactional adds go through.
+q "CREATE TABLE firsts (k bigint, x bigint)" >/dev/null
+q "SELECT create_distributed_table('firsts', 'k', colocate_with => 'ev')" >/dev/null
+q "SELECT run_command_on_all_nodes(\$\$SELECT shared_cbf_create('first', 100000)\$\$)" >/dev/null
+q "ALTER DATABASE postgres SET sketchshare.node_local_objects = 'seen, first'" >/dev/null
+out=$(psql -X -At -c "INSERT INTO firsts SELECT * FROM ev WHERE shared_cbf_add('first', k)" 2>&1) &&
+    fail "an INSERT ... SELECT with transactional adds on several workers was not refused: $out"
+grep -q "cannot PREPARE a transaction that has added to shared objects transactionally" <<<"$out" &&
+    grep -q "HINT:  Add with transactional => false" <<<"$out" ||
+    fail "the refused INSERT ... SELECT did not say why and what to do: $out"
+echo "ok: transactional adds in a two-phase commit are refused, with a hint"
+check "nothing was inserted" "SELECT count(*) = 0 FROM firsts"
+check "... or added" \
+    "SELECT bool_and(result = '0') FROM run_command_on_all_nodes(\$\$SELECT shared_cbf_count('first')\$\$)"
+q "INSERT INTO firsts SELECT * FROM ev WHERE shared_cbf_add('first', k, transactional => false)" >/dev/null
+check "with transactional => false every key is inserted once" \
+    "SELECT count(*) = 1000 AND count(DISTINCT k) = 1000 FROM firsts"
 
 # DROP EXTENSION reaches the workers through a prepared transaction, which
 # used to refuse the drop of their objects' files: the extension could not be
