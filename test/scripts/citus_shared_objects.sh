@@ -9,7 +9,8 @@
 # node's shards when the key is the distribution column: adds and lookups by
 # distributed queries land on the key's node, router queries too. A write
 # on several workers (two-phase commit) refuses transactional adds with a
-# hint, and DROP EXTENSION drops the extension on every node.
+# hint; in a transaction block they need one connection per worker; and DROP
+# EXTENSION drops the extension on every node.
 set -euo pipefail
 : "${SKETCH_ROOT:?}"
 source "$SKETCH_ROOT/test/scripts/lib/common.sh"
@@ -78,7 +79,10 @@ q "CREATE TABLE firsts (k bigint, x bigint)" >/dev/null
 q "SELECT create_distributed_table('firsts', 'k', colocate_with => 'ev')" >/dev/null
 q "SELECT run_command_on_all_nodes(\$\$SELECT shared_cbf_create('first', 100000)\$\$)" >/dev/null
 q "ALTER DATABASE postgres SET sketchshare.node_local_objects = 'seen, first'" >/dev/null
-out=$(psql -X -At -c "INSERT INTO firsts SELECT * FROM ev WHERE shared_cbf_add('first', k)" 2>&1) &&
+# (one connection per worker: with several, the adds could deadlock before
+# the commit, as below)
+out=$(PGOPTIONS="-c citus.max_adaptive_executor_pool_size=1" \
+      psql -X -At -c "INSERT INTO firsts SELECT * FROM ev WHERE shared_cbf_add('first', k)" 2>&1) &&
     fail "an INSERT ... SELECT with transactional adds on several workers was not refused: $out"
 grep -q "cannot PREPARE a transaction that has added to shared objects transactionally" <<<"$out" &&
     grep -q "HINT:  Add with transactional => false" <<<"$out" ||
@@ -90,6 +94,34 @@ check "... or added" \
 q "INSERT INTO firsts SELECT * FROM ev WHERE shared_cbf_add('first', k, transactional => false)" >/dev/null
 check "with transactional => false every key is inserted once" \
     "SELECT count(*) = 1000 AND count(DISTINCT k) = 1000 FROM firsts"
+
+# In a transaction block a worker's shards may run over several connections,
+# each a transaction of its own there that ends with the distributed one: past
+# 64 new items one takes the object's overflow lock and the others wait for it,
+# a deadlock Citus cancels (forced here: one connection per shard). With one
+# connection per worker (docs/citus.md) every key is added once.
+q "CREATE TABLE many (k bigint)" >/dev/null
+q "SELECT create_distributed_table('many', 'k')" >/dev/null
+q "INSERT INTO many SELECT generate_series(1, 20000)" >/dev/null
+q "SELECT run_command_on_all_nodes(\$\$SELECT shared_cbf_create('many_seen', 100000)\$\$)" >/dev/null
+in_block() {  # in_block SETTING SQL: SQL in a transaction block with many_seen node-local and SET LOCAL SETTING
+    psql -X -q -At -v ON_ERROR_STOP=1 -c "BEGIN" -c "SET LOCAL citus.propagate_set_commands = 'local'" \
+        -c "SET LOCAL sketchshare.node_local_objects = 'many_seen'" -c "SET LOCAL $1" -c "$2" -c "COMMIT" 2>&1
+}
+out=$(in_block "citus.force_max_query_parallelization = on" \
+      "SELECT count(*) FROM many WHERE shared_cbf_add('many_seen', k)") &&
+    fail "transactional adds over one connection per shard did not deadlock: $out"
+grep -q "distributed deadlock" <<<"$out" || fail "expected Citus's distributed deadlock, got: $out"
+echo "ok: over several connections per worker, transactional adds in a transaction block deadlock"
+out=$(in_block "citus.max_adaptive_executor_pool_size = 1" \
+      "SELECT count(*) FROM many WHERE shared_cbf_add('many_seen', k)") ||
+    fail "transactional adds over one connection per worker failed: $out"
+[ "$out" = 20000 ] || fail "over one connection per worker: $out, not 20000 new keys"
+echo "ok: over one connection per worker every key is new once"
+out=$(in_block "citus.max_adaptive_executor_pool_size = 1" \
+      "SELECT count(*) FROM many WHERE shared_cbf_add('many_seen', k)") || fail "the second pass failed: $out"
+[ "$out" = 0 ] || fail "a second pass found $out keys new, not 0"
+echo "ok: ... and a second pass finds every key there"
 
 # DROP EXTENSION reaches the workers through a prepared transaction, which
 # used to refuse the drop of their objects' files: the extension could not be
