@@ -39,6 +39,14 @@ check_error "an object only the coordinator has fails the same way on the worker
     "SELECT count(*) FROM ev WHERE shared_bloom_contains('onlyhere', x)"
 check_error "an add on the workers fails too" 'cannot be used by a distributed query on a Citus worker' \
     "SELECT count(*) FROM ev WHERE shared_cbf_add('evc', x)"
+# A drop and an attach open no object, and went through: the workers'
+# objects of the name were dropped instead of the coordinator's.
+check_error "a drop on the workers fails too" 'cannot be used by a distributed query on a Citus worker' \
+    "SELECT count(*) FROM ev WHERE shared_drop('evc', true)"
+check_error "an attach on the workers fails too" 'cannot be used by a distributed query on a Citus worker' \
+    "SELECT count(*) FROM ev WHERE k = 1 AND shared_attach('evc2', '/nonexistent') IS NOT NULL"
+check "every node still has evc" \
+    "SELECT bool_and(result = '1') FROM run_command_on_all_nodes(\$\$SELECT count(*) FROM shared_objects WHERE name = 'evc'\$\$)"
 check_error "a router query (one shard) fails too" 'cannot be used by a distributed query on a Citus worker' \
     "SELECT count(*) FROM ev WHERE k = 42 AND shared_cbf_contains('evc', x)"
 check "the snapshot shipped through a MATERIALIZED CTE gives 1" \
