@@ -126,14 +126,49 @@ void resolve(bool commit, int level) {
 
 }  // namespace
 
+namespace {
+
+// Whether the transaction drops the extension (drop_all_at_commit's action
+// is pending: a rolled back savepoint's would be gone).
+bool drops_extension() {
+    for (const PendingAction* a = pending; a != nullptr; a = a->next)
+        if (a->what == Pending::folder_emptied) return true;
+    return false;
+}
+
+// A prepared transaction commits or rolls back later, perhaps in another
+// session, where no pending action of this backend runs. A drop of the
+// extension may still be prepared (Citus prepares every worker's part of a
+// DROP EXTENSION): its actions are let go, and the files stay, intact for a
+// ROLLBACK PREPARED, and after a COMMIT PREPARED names no object has, which
+// a create of the name replaces (as after a drop that never loaded the
+// library).
+void forget_pending() {
+    while (pending != nullptr) {
+        PendingAction* a = pending;
+        pending = a->next;
+        pfree(a);
+    }
+    local_epoch++;
+    if (cache != nullptr) sweep_dropped();
+}
+
+}  // namespace
+
 void xact_callback(XactEvent event, void*) {
     switch (event) {
         case XACT_EVENT_PRE_PREPARE:
         case XACT_EVENT_PARALLEL_PRE_COMMIT:
-            if (pending != nullptr && event == XACT_EVENT_PRE_PREPARE)
+            if (pending != nullptr && event == XACT_EVENT_PRE_PREPARE && !drops_extension())
                 ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                                 errmsg("cannot PREPARE a transaction that created, dropped or changed the "
-                                       "privileges of shared objects")));
+                                       "privileges of shared objects"),
+                                errhint("Create, drop, grant and revoke in a transaction that commits without "
+                                        "PREPARE.")));
+            break;
+        case XACT_EVENT_PREPARE:
+            catalog_ours = false;
+            if (pending != nullptr) forget_pending();
             break;
         case XACT_EVENT_COMMIT:
         case XACT_EVENT_PARALLEL_COMMIT:

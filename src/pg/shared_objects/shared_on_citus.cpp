@@ -13,6 +13,7 @@
 #include "pg.hpp"
 
 extern "C" {
+#include "commands/extension.h"
 #include "utils/guc.h"
 }
 
@@ -47,8 +48,11 @@ bool declared_node_local(const char* name) {
 
 }  // namespace
 
+// The extension's own scripts are no piece of a query: Citus runs a
+// worker's part of ALTER EXTENSION UPDATE on such a connection too, and the
+// update script takes each object's image there (sketchshare--0.1.0--0.2.0.sql).
 void check_not_distributed(const char* name) {
-    if (likely(!serves_citus_query()) || declared_node_local(name)) return;
+    if (likely(!serves_citus_query()) || creating_extension || declared_node_local(name)) return;
     ereport(ERROR,
             (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
              errmsg("shared object \"%s\" cannot be used by a distributed query on a Citus worker", name),

@@ -92,6 +92,7 @@ SKETCH_FUNCTION(shared_sync) {
 SKETCH_FUNCTION(shared_drop) {
     char name[64];
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);
+    ss::check_not_distributed(name);  // it opens no entry, which checks the others
     PG_RETURN_BOOL(ss::drop_object(name, PG_GETARG_BOOL(1)));
 }
 
@@ -131,6 +132,7 @@ SKETCH_FUNCTION(shared_export) {
 SKETCH_FUNCTION(shared_attach) {
     char name[64];
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);
+    ss::check_not_distributed(name);  // as shared_drop
     const char* from = checked_path(PG_GETARG_TEXT_PP(1), ROLE_PG_READ_SERVER_FILES, "attach");
     ss::attach_object(name, from);
     PG_RETURN_VOID();
