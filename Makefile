@@ -130,7 +130,7 @@ TSAN_SRCS     = $(filter %/test_shared_rwlock.cpp %/test_shared_file.cpp %/test_
                   %/test_shared_reservoir.cpp,$(UNIT_SRCS))
 TSAN_CORE     = $(filter %/error.cpp %/hash.cpp %/cbf.cpp %/rwlock.cpp %/reservoir.cpp %/shared_file.cpp \
                   %/shared_file_create.cpp %/shared_folders.cpp %/shared_file_growth.cpp %/shared_reservoir.cpp %/object_ops.cpp %/shared_cbf_format.cpp \
-                  %/cbf_block.cpp %/cbf_layout.cpp %/bloom_formulas.cpp %/bloom_layout.cpp %/scaling.cpp,$(CORE_SRCS))
+                  %/cbf_block.cpp %/cbf_layout.cpp %/bloom_formulas.cpp %/bloom_layout.cpp %/scaling.cpp %/item_class.cpp,$(CORE_SRCS))
 TSAN_OBJS     = $(patsubst %.cpp,$(SAN_DIR)/tsan/%.o,$(TSAN_SRCS) $(TSAN_CORE))
 TSAN_UNIT     = $(SAN_DIR)/unit_tests_tsan
 # Tests that fork synchronise processes through futexes in shared mappings,
