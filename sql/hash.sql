@@ -81,12 +81,19 @@ SELECT sketch_hash('r'::"char") = sketch_hash('r') AS char_as_text,
 CREATE SCHEMA hash_s;
 CREATE TABLE hash_s.t (a int);
 CREATE TABLE public.hash_p (a int);
+CREATE TYPE hash_s.pair AS (r regclass, n int);
+CREATE DOMAIN hash_s.rel AS regclass;
 SET search_path = hash_s;
 SELECT public.sketch_hash('hash_s.t'::regclass) = public.sketch_hash('hash_s.t'::text) AS qualified_outside_public,
        public.sketch_hash('public.hash_p'::regclass) = public.sketch_hash('hash_p'::text) AS public_unqualified,
        public.sketch_hash('pg_class'::regclass) = public.sketch_hash('pg_class'::text) AS catalog_unqualified,
        public.sketch_hash(ARRAY['hash_s.t'::regclass]) = public.sketch_hash('{hash_s.t}'::text) AS in_an_array,
        public.sketch_hash(ROW('hash_s.t'::regclass)) = public.sketch_hash('(hash_s.t)'::text) AS in_a_record;
+-- and inside a named composite, an array of them, or a domain
+SELECT public.sketch_hash(ROW('hash_s.t'::regclass, 1)::pair) = public.sketch_hash('(hash_s.t,1)'::text) AS in_a_composite,
+       public.sketch_hash(ARRAY[ROW('hash_s.t'::regclass, 1)::pair]) = public.sketch_hash('{"(hash_s.t,1)"}'::text)
+           AS in_an_array_of_composites,
+       public.sketch_hash('hash_s.t'::rel) = public.sketch_hash('hash_s.t'::text) AS in_a_domain;
 CREATE TEMP TABLE hash_f AS SELECT public.bloom_add(public.bloom_empty(100, 0.01), 'hash_s.t'::regclass) AS f;
 RESET search_path;
 SELECT bloom_contains(f, 'hash_s.t'::regclass) AS found_under_the_default_search_path FROM hash_f;
@@ -94,6 +101,8 @@ SET search_path = pg_catalog;
 SELECT public.bloom_contains(f, 'hash_s.t'::regclass) AS found_under_a_third FROM hash_f;
 RESET search_path;
 DROP TABLE hash_f, hash_s.t, public.hash_p;
+DROP TYPE hash_s.pair;
+DROP DOMAIN hash_s.rel;
 DROP SCHEMA hash_s;
 -- the default search_path is "$user", public: an object of the schema named
 -- after the session's role, or a temporary one, prints unqualified in such a

@@ -15,6 +15,7 @@ extern "C" {
 #include "catalog/pg_type.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
+#include "utils/typcache.h"
 #include "utils/uuid.h"
 }
 
@@ -59,11 +60,14 @@ Oid call_arg_type(FmgrInfo* flinfo, int argno) {
 
 bool hashes_by_output(Oid typid) { return resolved_kind(typid) == ItemKind::text_output; }
 
-// Whether the text output of base may name a catalog object relative to the
-// session's search_path: a reg* type that prints a possibly qualified name,
-// or a container (array, composite, range) that may hold one. Other scalars
-// print the same under every search_path.
-static bool output_names_by_search_path(Oid base) {
+// Whether the text output of a value of typid may name a catalog object
+// relative to the session's search_path: a reg* type prints a possibly
+// qualified name, and a container (array, range, composite) prints its
+// elements' outputs; an anonymous record may hold anything. Every other type
+// prints the same under every search_path, and keeps its per-value cost.
+static bool output_names_by_search_path(Oid typid) {
+    check_stack_depth();
+    const Oid base = getBaseType(typid);
     switch (base) {
         case REGCLASSOID:
         case REGTYPEOID:
@@ -74,12 +78,29 @@ static bool output_names_by_search_path(Oid base) {
         case REGCONFIGOID:
         case REGDICTIONARYOID:
         case REGCOLLATIONOID:
-        case RECORDOID: return true;  // an anonymous record: a container too
+        case RECORDOID: return true;
         default: break;
     }
-    const char typtype = get_typtype(base);
-    return OidIsValid(get_element_type(base)) || typtype == TYPTYPE_COMPOSITE || typtype == TYPTYPE_RANGE ||
-           typtype == TYPTYPE_MULTIRANGE;
+    const Oid element = get_element_type(base);
+    if (OidIsValid(element)) return output_names_by_search_path(element);
+    switch (get_typtype(base)) {
+        case TYPTYPE_RANGE: return output_names_by_search_path(get_range_subtype(base));
+        case TYPTYPE_MULTIRANGE: return output_names_by_search_path(get_multirange_range(base));
+        case TYPTYPE_COMPOSITE: {
+            // the attributes' types first: the recursion may raise
+            TupleDesc desc = lookup_rowtype_tupdesc(base, -1);
+            List* types = NIL;
+            for (int i = 0; i < desc->natts; ++i)
+                if (!TupleDescAttr(desc, i)->attisdropped) types = lappend_oid(types, TupleDescAttr(desc, i)->atttypid);
+            ReleaseTupleDesc(desc);
+            bool names = false;
+            ListCell* cell;
+            foreach (cell, types) names = names || output_names_by_search_path(lfirst_oid(cell));
+            list_free(types);
+            return names;
+        }
+        default: return false;
+    }
 }
 
 void item_hasher_init(ItemHasher* hasher, Oid typid, MemoryContext mcxt) {
@@ -134,31 +155,20 @@ static sketch::Hash128 hash_varlena(Datum value, uint64_t seed, bool trim_spaces
     return h;
 }
 
-// The output of a value that may name catalog objects (output_names_by_search_path)
-// under search_path `pg_catalog, public` (no temp schema): the names a session
-// with the default search_path prints (the digests filters already hold), in
-// every session; but for its "$user" schema and temporary objects, which that
+// Makes search_path `pg_catalog, public` (no temp schema) the one catalog
+// names print under, until PopOverrideSearchPath: the names a session with
+// the default search_path prints (the digests filters already hold), in every
+// session; but for its "$user" schema and temporary objects, which that
 // session prints unqualified and which depend on the session, so print
 // qualified here.
-static char* output_under_fixed_search_path(FmgrInfo* output, Datum value) {
+static void push_fixed_search_path() {
     OverrideSearchPath path{};
     const Oid public_schema = get_namespace_oid("public", true);
     path.schemas = OidIsValid(public_schema) ? list_make1_oid(public_schema) : NIL;
     path.addCatalog = true;
     path.addTemp = false;
-    PushOverrideSearchPath(&path);
-    char* text = nullptr;
-    PG_TRY();
-    {
-        text = OutputFunctionCall(output, value);
-    }
-    PG_FINALLY();
-    {
-        PopOverrideSearchPath();
-    }
-    PG_END_TRY();
+    PushOverrideSearchPath(&path);  // (it copies the list)
     list_free(path.schemas);
-    return text;
 }
 
 // Text output under fixed settings (ISO dates, UTC, postgres intervals, hex
@@ -178,12 +188,18 @@ static char* canonical_output(FmgrInfo* output, Datum value, bool fixed_search_p
     bytea_output = BYTEA_OUTPUT_HEX;
     session_timezone = utc;
     char* text = nullptr;
+    volatile bool pushed = false;  // read after a longjmp
     PG_TRY();
     {
-        text = fixed_search_path ? output_under_fixed_search_path(output, value) : OutputFunctionCall(output, value);
+        if (fixed_search_path) {
+            push_fixed_search_path();
+            pushed = true;
+        }
+        text = OutputFunctionCall(output, value);
     }
     PG_FINALLY();
     {
+        if (pushed) PopOverrideSearchPath();
         DateStyle = saved_style;
         DateOrder = saved_order;
         IntervalStyle = saved_interval;
