@@ -15,7 +15,6 @@
 DO $typed$
 DECLARE
     t text;
-    a text;
     item_types CONSTANT text[] := ARRAY['smallint', 'integer', 'bigint', 'numeric', 'real', 'double precision',
         'boolean', 'text', 'character varying', 'character', 'name', '"char"', 'bytea', 'uuid', 'date',
         'timestamp without time zone', 'timestamp with time zone'];
@@ -41,32 +40,35 @@ DECLARE
          'A weighted random sample of k of the values as a reservoir value']];
     args text;
     final text;
+    sampling boolean;
 BEGIN
     FOREACH t IN ARRAY item_types LOOP
-        FOR i IN 1 .. array_length(aggs, 1) LOOP
-            args := format('item %s, %s', t, aggs[i][2]);
+        FOR i IN 1 .. pg_catalog.array_length(aggs, 1) LOOP
+            args := pg_catalog.format('item %s, %s', t, aggs[i][2]);
+            sampling := aggs[i][1] OPERATOR(pg_catalog.=) 'reservoir_sample';
             -- the transition function of the item type (reservoir_sample and reservoir_agg share theirs)
-            EXECUTE format('CREATE OR REPLACE FUNCTION %s(state %s, %s) RETURNS %s AS %L, %L LANGUAGE C %s CALLED ON NULL INPUT PARALLEL SAFE',
+            EXECUTE pg_catalog.format('CREATE OR REPLACE FUNCTION @extschema@.%s(state @extschema@.%s, %s) RETURNS @extschema@.%s AS %L, %L LANGUAGE C %s CALLED ON NULL INPUT PARALLEL SAFE',
                            aggs[i][4], aggs[i][3], args, aggs[i][3], 'MODULE_PATHNAME', aggs[i][6], aggs[i][7]);
-            EXECUTE format('COMMENT ON FUNCTION %s(state %s, %s) IS %L', aggs[i][4], aggs[i][3], args,
-                           format('transition function of %s for %s items',
-                                  CASE aggs[i][3] WHEN 'reservoir' THEN 'reservoir_sample and reservoir_agg' ELSE aggs[i][1] END, t));
+            EXECUTE pg_catalog.format('COMMENT ON FUNCTION @extschema@.%s(state @extschema@.%s, %s) IS %L', aggs[i][4], aggs[i][3], args,
+                           pg_catalog.format('transition function of %s for %s items',
+                                  CASE WHEN aggs[i][3] OPERATOR(pg_catalog.=) 'reservoir' THEN 'reservoir_sample and reservoir_agg'
+                                       ELSE aggs[i][1] END, t));
             final := aggs[i][5];
-            IF aggs[i][1] = 'reservoir_sample' THEN
+            IF sampling THEN
                 -- the final function declares the array type the aggregate returns, which Citus checks
                 final := 'reservoir_sample_final';
-                EXECUTE format('CREATE FUNCTION %s(reservoir, %s) RETURNS %s[] AS %L, %L LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE',
+                EXECUTE pg_catalog.format('CREATE FUNCTION @extschema@.%s(@extschema@.reservoir, %s) RETURNS %s[] AS %L, %L LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE',
                                final, args, t, 'MODULE_PATHNAME', 'reservoir_sample_final');
-                EXECUTE format('COMMENT ON FUNCTION %s(reservoir, %s) IS %L', final, args,
-                               format('reservoir_sample final function for %s items', t));
+                EXECUTE pg_catalog.format('COMMENT ON FUNCTION @extschema@.%s(@extschema@.reservoir, %s) IS %L', final, args,
+                               pg_catalog.format('reservoir_sample final function for %s items', t));
             END IF;
-            EXECUTE format('CREATE AGGREGATE %s(%s) (SFUNC = %s, STYPE = %s, FINALFUNC = %s%s, COMBINEFUNC = %s, SSPACE = %s, PARALLEL = SAFE)',
+            EXECUTE pg_catalog.format('CREATE AGGREGATE @extschema@.%s(%s) (SFUNC = @extschema@.%s, STYPE = @extschema@.%s, FINALFUNC = @extschema@.%s%s, COMBINEFUNC = @extschema@.%s_combine, SSPACE = %s, PARALLEL = SAFE)',
                            aggs[i][1], args, aggs[i][4], aggs[i][3], final,
-                           CASE WHEN aggs[i][1] = 'reservoir_sample' THEN ', FINALFUNC_EXTRA' ELSE '' END,
-                           CASE aggs[i][3] WHEN 'bloom' THEN 'bloom_agg_combine' WHEN 'cbf' THEN 'cbf_agg_combine' ELSE 'reservoir_combine' END,
+                           CASE WHEN sampling THEN ', FINALFUNC_EXTRA' ELSE '' END,
+                           CASE WHEN aggs[i][3] OPERATOR(pg_catalog.=) 'reservoir' THEN 'reservoir' ELSE aggs[i][3] OPERATOR(pg_catalog.||) '_agg' END,
                            aggs[i][8]);
-            EXECUTE format('COMMENT ON AGGREGATE %s(%s) IS %L', aggs[i][1], args,
-                           aggs[i][9] || format(' (the overload for %s items)', t));
+            EXECUTE pg_catalog.format('COMMENT ON AGGREGATE @extschema@.%s(%s) IS %L', aggs[i][1], args,
+                           pg_catalog.format('%s (the overload for %s items)', aggs[i][9], t));
         END LOOP;
     END LOOP;
 END
