@@ -94,6 +94,17 @@ BEGIN;
 SELECT shared_cbf_add('tofreeze', 1);
 SELECT shared_freeze('tofreeze');
 ROLLBACK;
+-- a sync refuses them too (its image, which a dump carries, would lack
+-- them); an immediate add needs no commit, so a sync after one is taken
+BEGIN;
+SELECT shared_cbf_add('tofreeze', 2);
+SELECT shared_sync('tofreeze');
+ROLLBACK;
+BEGIN;
+SELECT shared_cbf_add('tofreeze', 3, false);
+SELECT shared_sync('tofreeze');
+COMMIT;
+SELECT shared_cbf_contains('tofreeze', 2) AS rolled_back, shared_cbf_contains('tofreeze', 3) AS immediate;
 SELECT shared_freeze('tofreeze');
 SELECT shared_cbf_add('tofreeze', 1);
 -- a drop in the transaction that added: the adds go first, then the object

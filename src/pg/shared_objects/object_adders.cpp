@@ -210,12 +210,14 @@ void wait_for_pending_adds(const char* name, uint64 file_id) {
     (void)LockAcquire(&tag, ShareLock, false, false);
 }
 
-void refuse_freeze_after_adds(const Entry* e) {
+void refuse_after_own_adds(const Entry* e, const char* action) {
     const int o = find_object(e);
     if (o >= 0 && objects[o].adder_level != 0)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("cannot freeze shared object \"%s\": this transaction has added to it", e->name),
-                        errhint("Freeze it in a transaction of its own.")));
+                        errmsg("cannot %s shared object \"%s\": this transaction has added to it", action, e->name),
+                        errdetail("This transaction's adds reach the object only when it commits, after the %s.",
+                                  action),
+                        errhint("Call shared_%s in a transaction of its own, after this one commits.", action)));
 }
 
 }  // namespace shared

@@ -69,7 +69,7 @@ SKETCH_FUNCTION(shared_freeze) {
     if (e->readonly || ss::is_frozen(e))
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("shared object \"%s\" is already frozen", name)));
-    ss::refuse_freeze_after_adds(e);
+    ss::refuse_after_own_adds(e, "freeze");
     ss::wait_for_pending_adds(e->name, e->file_id);
     ss::lock_exclusive(e);
     sh::set_flags(e->map.header(), sh::kFrozen);
@@ -84,6 +84,7 @@ SKETCH_FUNCTION(shared_sync) {
     char name[64];
     ss::checked_name(PG_GETARG_TEXT_PP(0), name);
     ss::Entry* e = ss::open_object(name, 0, ss::kRead);
+    ss::refuse_after_own_adds(e, "sync");
     guarded([&] { sh::sync_mapping(e->map, name); });
     ss::take_image(e);
     PG_RETURN_VOID();

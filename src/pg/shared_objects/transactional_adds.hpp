@@ -111,8 +111,9 @@ inline bool transactional_arg(FunctionCallInfo fcinfo, int argno) {
 // wait: the adds are applied before the drop's file actions at commit.
 void wait_for_pending_adds(const char* name, uint64 file_id);
 // Raises 55000 when the current transaction has added to e: a freeze would
-// refuse its own adds at commit.
-void refuse_freeze_after_adds(const Entry* e);
+// refuse its own adds at commit, and a sync's image would lack them (action:
+// "freeze" or "sync", as the SQL function is named).
+void refuse_after_own_adds(const Entry* e, const char* action);
 
 }  // namespace shared
 }  // namespace sketch_pg
