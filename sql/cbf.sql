@@ -3,8 +3,14 @@
 SELECT cbf_stats(cbf_empty(1000, 0.01));
 SELECT cbf_stats(cbf_empty(10, 0.5));
 SELECT c, p, (cbf_stats(cbf_empty(c, p)) ->> 'hashes')::int AS k, (cbf_stats(cbf_empty(c, p)) ->> 'counters')::bigint AS m
-FROM (VALUES (1::bigint, 0.01::float8), (1000, 0.001), (1000000, 0.01), (5, 0.99), (5, 1e-300)) v(c, p);
+FROM (VALUES (1::bigint, 0.01::float8), (1000, 0.001), (1000000, 0.01), (5, 0.99), (5, 1e-12)) v(c, p);
 SELECT cbf_empty(1000) = cbf_empty(1000, 0.01) AS default_fpr;
+-- past 2^-32, k stays 32 and m grows until the filter meets fpr; a rate no
+-- filter within the limit meets is refused, in the shared objects too
+SELECT p, (cbf_stats(cbf_empty(1000, p)) ->> 'counters')::bigint AS m
+FROM (VALUES (1e-12::float8), (1e-14), (1e-20)) v(p);
+SELECT cbf_empty(1000, 1e-300);
+SELECT shared_cbf_create('tiny_rate', 1000, 4.9e-324);
 
 -- add, contains, count_of, remove (the spec's scenarios)
 CREATE TABLE cbf_steps AS

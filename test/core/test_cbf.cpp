@@ -13,6 +13,7 @@
 
 #include "cbf/cbf.hpp"
 #include "cbf/cbf_format.hpp"
+#include "cbf/cbf_layout.hpp"
 
 namespace {
 
@@ -49,7 +50,7 @@ TEST(CbfGeometry, SpecExamples) {
     EXPECT_EQ(b.k, 1u);
     EXPECT_EQ(b.m, 64u);
     EXPECT_EQ(geometry_for(1, 0.99).k, 1u);          // round(0.014) = 0, clamped to 1
-    EXPECT_EQ(geometry_for(1, 1e-300).k, 32u);        // clamped to 32
+    EXPECT_EQ(geometry_for(1, 1e-12).k, 32u);         // round(39.9) clamped to 32
     EXPECT_EQ(geometry_for(1, 0.01).m, 64u);          // floor of 64
     EXPECT_EQ(geometry_for(1000000, 0.001).m, uint64_t(1) << 24);  // 10 * 1e6 / ln 2 = 14.4M
 }
@@ -64,6 +65,21 @@ TEST(CbfGeometry, BadParametersAreRefused) {
     EXPECT_EQ(code_of([] { geometry_for(INT64_MAX, 0.01); }), Errc::program_limit);
     EXPECT_EQ(code_of([] { geometry_for(200000000, 0.01, uint64_t(1) << 30); }), Errc::program_limit);
     EXPECT_NO_THROW(geometry_for(100000000, 0.01, uint64_t(1) << 30));
+}
+
+// Past 2^-32 the hashes stop at 32: the counters grow until the filter
+// meets the rate it records, and a rate no filter within the limit meets is
+// refused instead of recorded.
+TEST(CbfGeometry, RatesBeyondThirtyTwoHashesAreMetOrRefused) {
+    for (double fpr : {1e-10, 1e-12, 1e-14, 1e-20}) {
+        const Geometry g = geometry_for(1000, fpr);
+        EXPECT_EQ(g.k, 32u) << fpr;
+        EXPECT_LE(fpr_for(1000, double(g.m), Layout{LayoutKind::classic, g.k}), fpr) << fpr;
+        EXPECT_GT(fpr_for(1000, double(g.m / 2), Layout{LayoutKind::classic, g.k}), fpr) << fpr;
+    }
+    EXPECT_EQ(geometry_for(1000, 1e-12).m, 65536u);  // what the formula gave: it met the rate already
+    EXPECT_EQ(code_of([] { geometry_for(1000, 1e-300); }), Errc::program_limit);
+    EXPECT_EQ(code_of([] { geometry_for(1000, 4.9e-324); }), Errc::program_limit);
 }
 
 TEST(CbfOps, AddReportsNewThenNot) {

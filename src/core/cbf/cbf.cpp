@@ -66,8 +66,12 @@ Geometry geometry_for(int64_t capacity, double fpr, uint64_t max_counters, uint6
     if (capacity < 1) fail(Errc::invalid_parameter, "cbf capacity must be at least 1 (got %lld)", static_cast<long long>(capacity));
     if (!(fpr > 0.0 && fpr < 1.0)) fail(Errc::invalid_parameter, "cbf fpr must be strictly between 0 and 1 (got %g)", fpr);
     if (max_counters > kMaxCounters) max_counters = kMaxCounters;
-    Geometry g;
     double k = std::round(-std::log2(fpr));
+    // Below 2^-32 the hashes stop at 32, and counters for the optimal k no
+    // longer reach fpr: such a filter is sized as classic<32> is, so that it
+    // meets the rate it records, or is refused as too large.
+    if (k > kMaxHashes) return geometry_for(capacity, fpr, Layout{LayoutKind::classic, kMaxHashes}, max_counters, seed);
+    Geometry g;
     g.k = static_cast<uint32_t>(k < kMinHashes ? kMinHashes : k > kMaxHashes ? kMaxHashes : k);
     const double raw = std::ceil(static_cast<double>(capacity) * g.k / std::log(2.0));
     if (!(raw <= static_cast<double>(max_counters)))
