@@ -10,6 +10,13 @@ SELECT shared_cbf_contains('seen', 42::bigint) AS as_bigint, shared_cbf_contains
        shared_cbf_contains('seen', 43) AS other;
 -- the first add recorded the class of the items (integers): others are refused
 SELECT shared_cbf_contains('seen', '42');
+-- a parameter without a type (what drivers send) is text: the hint names the cast
+PREPARE untyped AS SELECT shared_cbf_add('seen', $1);
+EXECUTE untyped('42');
+PREPARE typed AS SELECT shared_cbf_contains('seen', $1::bigint);
+EXECUTE typed('42');
+DEALLOCATE untyped;
+DEALLOCATE typed;
 SELECT shared_cbf_add('seen', '2026-11-30'::date);
 SELECT shared_cbf_add('seen', 1001) AS other_add, shared_cbf_contains('seen', 1001::int8) AS as_int8,
        shared_cbf_contains('seen', 1002) AS other;

@@ -64,6 +64,23 @@ const char* class_name(sketch::ItemClass c) {
     return "?";
 }
 
+// A type of class c to cast an item to, for a hint; nullptr when this
+// database has none (text needs no cast).
+const char* cast_for(sketch::ItemClass c) {
+    using C = sketch::ItemClassCode;
+    switch (c.code) {
+        case C::integer: return "bigint";
+        case C::floating: return "double precision";
+        case C::uuid: return "uuid";
+        case C::builtin_type:
+            return SearchSysCacheExists1(TYPEOID, ObjectIdGetDatum(c.type)) ? format_type_be(c.type) : nullptr;
+        case C::named_type: return named_type_with_digest(c.type);
+        case C::unknown:
+        case C::text: break;
+    }
+    return nullptr;
+}
+
 }  // namespace
 
 sketch::ItemClass item_class_of(ItemKind kind, Oid base) {
@@ -94,10 +111,18 @@ void item_mismatch(sketch::ItemClass filter, const ItemHasher* h, const char* wh
         ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
                         errmsg("cannot add an array of type %s to %s as one item", item_type, what),
                         errhint("%s adds the elements of an array one by one.", many)));
+    // A query parameter that a driver sends without a type (node-postgres,
+    // pgbench -M prepared) resolves to text against anycompatible.
+    const char* cast = h->typid == TEXTOID ? cast_for(filter) : nullptr;
     ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
                     errmsg("%s holds items of type %s, not %s", what, class_name(filter), item_type),
                     errdetail("Items of these types hash differently: a lookup would not find what was added."),
-                    h->is_array && many != nullptr ? errhint("%s takes the elements of an array one by one.", many) : 0));
+                    h->is_array && many != nullptr ? errhint("%s takes the elements of an array one by one.", many)
+                    : cast != nullptr
+                        ? errhint("Cast the item, as in $1::%s: a parameter sent without a type, as node-postgres and "
+                                  "pgbench -M prepared send them, is taken as text.",
+                                  cast)
+                        : 0));
     pg_unreachable();
 }
 
