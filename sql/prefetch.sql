@@ -332,6 +332,7 @@ SELECT * FROM pg_temp.check($$
 RESET enable_material;
 DROP TABLE pf_named;
 
+
 -- An InitPlan that would fail (more than one row) where the function is never
 -- reached: the node must not run it, in either setting.
 CREATE TABLE pf_two_rows AS SELECT c AS f FROM pf_filters WHERE c IS NOT NULL;
@@ -705,6 +706,63 @@ SELECT pg_temp.prefetch_counts($$
 EXPLAIN (COSTS OFF) SELECT count(*) FILTER (WHERE bloom_contains((SELECT bf FROM dq_f), t.a)) FROM dq_t t;
 SELECT shared_drop('dq_sc'), shared_drop('dq_sb');
 DROP TABLE dq_t, dq_u, dq_f, dq_two;
+
+-- Whatever the join's order, the node reads the filters of a small other
+-- table itself and reads ahead in the one each row is joined to: by a key the
+-- query joins the two on (a filter per day), or in each of a few rows
+-- without one. pf_days has no statistics (a table of a few rows that
+-- autovacuum never analyzes), so the planner guesses it large and scans pf_e
+-- once, outside any nested loop over pf_days.
+CREATE TEMP TABLE pf_e AS SELECT i % 5 AS day, i::int8 * 7919 AS x FROM generate_series(1, 20000) i;
+ANALYZE pf_e;
+CREATE TEMP TABLE pf_days AS
+SELECT day, cbf_agg(x, 300000, 0.01, 'block<7>') FILTER (WHERE x % 3 = 0) AS c,
+       bloom_agg(x, 300000, 0.01) FILTER (WHERE x % 3 = 0) AS b
+FROM pf_e WHERE day < 4 GROUP BY day;
+INSERT INTO pf_days VALUES (4, NULL, NULL);
+CREATE TEMP TABLE pf_one_filter AS SELECT cbf_agg(x, 300000, 0.01) FILTER (WHERE x % 2 = 0) AS c FROM pf_e;
+-- the Prefetch lines of a query's plan
+CREATE FUNCTION pg_temp.prefetch_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        IF line LIKE '%Prefetch:%' THEN RETURN NEXT trim(line); END IF;
+    END LOOP;
+END $$;
+SELECT pg_temp.prefetch_lines($$ SELECT count(*) FROM pf_e e JOIN pf_days d ON d.day = e.day WHERE cbf_contains(d.c, e.x) $$);
+SELECT pg_temp.prefetch_lines($$ SELECT count(*) FROM pf_e e, pf_one_filter o WHERE o.c @> e.x $$);
+SELECT * FROM pg_temp.check($$
+    SELECT e.day, count(*) FROM pf_e e JOIN pf_days d ON d.day = e.day WHERE cbf_contains(d.c, e.x) GROUP BY e.day $$);
+-- the node fetches the filters of the days itself and reads ahead from the
+-- first page, where each row is joined as it is returned (a hash join; a
+-- merge join sorts the rows first, and the node pauses)
+SET enable_mergejoin = off;
+SELECT pg_temp.prefetch_counts($$
+    SELECT count(*) FROM pf_e e JOIN pf_days d ON d.day = e.day WHERE cbf_contains(d.c, e.x) $$);
+RESET enable_mergejoin;
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FROM pf_e e WHERE EXISTS (SELECT FROM pf_days d WHERE d.day = e.day AND d.b @> e.x) $$);
+SELECT * FROM pg_temp.check($$
+    SELECT e.day, sum(cbf_count_of(d.c, e.x)) AS sum_count_of, count(d.day) AS joined
+    FROM pf_e e LEFT JOIN pf_days d ON d.day = e.day GROUP BY e.day $$);
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FILTER (WHERE bloom_contains(d.b, e.x)) FROM pf_e e JOIN pf_days d USING (day) $$);
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FROM pf_e e, pf_one_filter o WHERE o.c @> e.x $$);
+SELECT * FROM pg_temp.check($$
+    SELECT count(*) FROM pf_e e CROSS JOIN LATERAL (SELECT 1 FROM pf_one_filter o WHERE cbf_contains(o.c, e.x)) s $$);
+-- shared objects named by a column, one per day
+SELECT count(shared_cbf_create('pf_day_' || day, 300000, 0.01, 'block<7>')) FROM pf_days;
+SELECT sum(shared_cbf_add_many('pf_day_' || day, xs, false))
+FROM (SELECT day, array_agg(x) AS xs FROM pf_e WHERE x % 3 = 0 AND day < 4 GROUP BY day) s;
+CREATE TEMP TABLE pf_day_names AS SELECT day, 'pf_day_' || day AS name FROM pf_days;
+SELECT pg_temp.prefetch_lines($$
+    SELECT count(*) FROM pf_e e JOIN pf_day_names n USING (day) WHERE shared_cbf_contains(n.name, e.x) $$);
+SELECT * FROM pg_temp.check($$
+    SELECT e.day, count(*) FROM pf_e e JOIN pf_day_names n USING (day) WHERE shared_cbf_contains(n.name, e.x) GROUP BY e.day $$);
+SELECT count(shared_drop(name)) FROM pf_day_names;
+DROP TABLE pf_e, pf_days, pf_one_filter, pf_day_names;
 SET max_parallel_workers_per_gather = 0;
 
 -- Stored filters that change between executions and within a transaction,

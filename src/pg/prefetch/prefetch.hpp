@@ -109,18 +109,27 @@ inline bool row_answer(Oid typid, Datum filter, Datum item, int32* answer) {
 // scan may read it without fetching anything: a stored value once the
 // function has fetched it (its copy, then held by f too), a plain in-memory
 // one in place; nullptr otherwise (not fetched yet, compressed in line).
-inline struct varlena* value_as_read(Datum filter, FetchedFilter* f, MemoryContext cxt) {
+// With fetch_header_bytes (the function's own, fetch_filter), a stored value
+// not fetched yet is fetched as the function would, and held by f.
+inline struct varlena* value_as_read(Datum filter, FetchedFilter* f, MemoryContext cxt, size_t fetch_header_bytes) {
     auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(filter));
-    if (VARATT_IS_EXTERNAL_ONDISK(raw)) return share_held(f, raw, cxt);
+    if (VARATT_IS_EXTERNAL_ONDISK(raw)) {
+        if (fetch_header_bytes == 0 || holds(f, raw)) return share_held(f, raw, cxt);
+        release_filter(f);
+        hold_copy(f, find_or_fetch(raw, cxt, fetch_header_bytes), cxt);
+        return f->copy->value;
+    }
     return VARATT_IS_4B_U(raw) ? raw : nullptr;
 }
 
-// The target of a bloom or cbf value argument (value_as_read) for items of
-// the hasher's type. False when there is nothing to prefetch (no value to
-// read yet, a header the function will reject, a filter of items of another
-// class, which the function refuses).
-bool bloom_value_target(Datum filter, const ItemHasher* hasher, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t);
-bool cbf_value_target(Datum filter, const ItemHasher* hasher, FetchedFilter* f, MemoryContext cxt, PrefetchTarget* t);
+// The target of a bloom or cbf value argument (value_as_read, fetching it
+// when `fetch`) for items of the hasher's type. False when there is nothing
+// to prefetch (no value to read yet, a header the function will reject, a
+// filter of items of another class, which the function refuses).
+bool bloom_value_target(Datum filter, const ItemHasher* hasher, FetchedFilter* f, MemoryContext cxt, bool fetch,
+                        PrefetchTarget* t);
+bool cbf_value_target(Datum filter, const ItemHasher* hasher, FetchedFilter* f, MemoryContext cxt, bool fetch,
+                      PrefetchTarget* t);
 // A shared object this backend has opened for (need) before (find_opened):
 // its sub-filters as subfilter_targets orders them (a grown object's only
 // when the entry has its table of them: nothing may be made here).

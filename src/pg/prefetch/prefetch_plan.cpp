@@ -23,6 +23,7 @@ extern "C" {
 #include "executor/executor.h"
 #include "lib/stringinfo.h"
 #include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
@@ -30,6 +31,7 @@ extern "C" {
 #include "optimizer/paths.h"
 #include "optimizer/plancat.h"
 #include "optimizer/restrictinfo.h"
+#include "parser/parsetree.h"
 #include "storage/bufmgr.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
@@ -139,12 +141,14 @@ bool outer_column(Node* n, Index rti) {
 // The lookups found so far; in the plan, each one's filter expression is in
 // custom_exprs and the rest an integer list in custom_private. outer: the
 // tables whose columns are filters (their lookups are in filters and probes
-// too).
+// too). keys: the equalities between columns of two tables (`f.day =
+// e.day`), each an integer list (table, column, table, column, operator).
 struct ProbeSearch {
     Index rti;
     List* filters;  // Node*
-    List* probes;   // of integer lists (known, attno, item type)
+    List* probes;   // of integer lists (known, attno, item type[, joined: see joined_probe])
     Relids outer;
+    List* keys;
 };
 
 void consider_call(ProbeSearch* s, Oid funcid, List* args) {
@@ -170,14 +174,75 @@ void consider_call(ProbeSearch* s, Oid funcid, List* args) {
     if (outer) s->outer = bms_add_member(s->outer, reinterpret_cast<const Var*>(filter)->varno);
 }
 
-// The lookups of s whose filter the scan can read without a nested loop.
-ProbeSearch readable_only(const ProbeSearch& s) {
-    ProbeSearch r{s.rti, NIL, NIL, nullptr};
+bool is_heap_table(Oid relid) {
+    HeapTuple tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+    if (!HeapTupleIsValid(tup)) return false;
+    const Form_pg_class c = reinterpret_cast<Form_pg_class>(GETSTRUCT(tup));
+    const bool heap = c->relam == HEAP_TABLE_AM_OID &&
+                      (c->relkind == RELKIND_RELATION || c->relkind == RELKIND_MATVIEW);
+    ReleaseSysCache(tup);
+    return heap;
+}
+
+// An equality of two columns of different tables of this query level, of one
+// type, whose operator can hash: a key the scan may match filters by.
+void consider_key(ProbeSearch* s, const OpExpr* o) {
+    if (list_length(o->args) != 2) return;
+    Node* a = strip_relabel(static_cast<Node*>(linitial(o->args)));
+    Node* b = strip_relabel(static_cast<Node*>(lsecond(o->args)));
+    if (a == nullptr || b == nullptr || !IsA(a, Var) || !IsA(b, Var)) return;
+    const Var* va = reinterpret_cast<const Var*>(a);
+    const Var* vb = reinterpret_cast<const Var*>(b);
+    if (va->varlevelsup != 0 || vb->varlevelsup != 0 || va->varattno <= 0 || vb->varattno <= 0 ||
+        va->varno == vb->varno || va->vartype != vb->vartype || !op_hashjoinable(o->opno, va->vartype))
+        return;
+    s->keys = lappend(s->keys, list_make5_int(int(va->varno), va->varattno, int(vb->varno), vb->varattno, int(o->opno)));
+}
+
+// The lookup `probe` of s, whose filter is column `filter` of another table,
+// made one that the scan serves by reading that table itself: its rows' filters,
+// matched to a row of this one by a key when the query joins the two on one
+// (keys), else all of them. The integer list gains (the other table's oid,
+// its filter column, the key column here, the key column there, the key's
+// operator; the key columns 0 without a key). False when that table is no
+// plain heap table.
+bool joined_probe(PlannerInfo* root, const ProbeSearch& s, const Var* filter, List** probe) {
+    const RangeTblEntry* rte = planner_rt_fetch(filter->varno, root);
+    if (rte->rtekind != RTE_RELATION || rte->inh || rte->tablesample != nullptr || !is_heap_table(rte->relid))
+        return false;
+    int here = 0, there = 0, opno = 0;
+    ListCell* lc;
+    foreach (lc, s.keys) {
+        List* k = static_cast<List*>(lfirst(lc));
+        const int ra = list_nth_int(k, 0), rb = list_nth_int(k, 2);
+        if (ra == int(s.rti) && rb == int(filter->varno)) {
+            here = list_nth_int(k, 1), there = list_nth_int(k, 3), opno = list_nth_int(k, 4);
+        } else if (rb == int(s.rti) && ra == int(filter->varno)) {
+            here = list_nth_int(k, 3), there = list_nth_int(k, 1), opno = list_nth_int(k, 4);
+        } else {
+            continue;
+        }
+        break;
+    }
+    *probe = list_concat(list_copy(*probe),
+                         list_make5_int(int(rte->relid), filter->varattno, here, there, opno));
+    return true;
+}
+
+// The lookups of s that the scan can serve without a nested loop: a filter
+// it can read as it is, or one from another table that it reads itself. A
+// joined filter's place in custom_exprs holds a NULL of its type.
+ProbeSearch unparameterized(PlannerInfo* root, const ProbeSearch& s) {
+    ProbeSearch r{s.rti, NIL, NIL, nullptr, NIL};
     for (int i = 0; i < list_length(s.filters); ++i) {
         Node* filter = static_cast<Node*>(list_nth(s.filters, i));
-        if (outer_column(filter, s.rti)) continue;
+        List* probe = static_cast<List*>(list_nth(s.probes, i));
+        if (outer_column(filter, s.rti)) {
+            if (!joined_probe(root, s, reinterpret_cast<const Var*>(filter), &probe)) continue;
+            filter = reinterpret_cast<Node*>(makeNullConst(exprType(filter), exprTypmod(filter), exprCollation(filter)));
+        }
         r.filters = lappend(r.filters, filter);
-        r.probes = lappend(r.probes, list_nth(s.probes, i));
+        r.probes = lappend(r.probes, probe);
     }
     return r;
 }
@@ -190,20 +255,11 @@ bool find_calls(Node* n, ProbeSearch* s) {
     } else if (IsA(n, OpExpr)) {
         auto* o = reinterpret_cast<OpExpr*>(n);
         consider_call(s, OidIsValid(o->opfuncid) ? o->opfuncid : get_opcode(o->opno), o->args);
+        consider_key(s, o);
     } else if (IsA(n, Query)) {
         return false;  // a subquery's Vars index its own range table
     }
     return expression_tree_walker(n, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(find_calls)), s);
-}
-
-bool is_heap_table(Oid relid) {
-    HeapTuple tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-    if (!HeapTupleIsValid(tup)) return false;
-    const Form_pg_class c = reinterpret_cast<Form_pg_class>(GETSTRUCT(tup));
-    const bool heap = c->relam == HEAP_TABLE_AM_OID &&
-                      (c->relkind == RELKIND_RELATION || c->relkind == RELKIND_MATVIEW);
-    ReleaseSysCache(tup);
-    return heap;
 }
 
 extern const CustomPathMethods kPathMethods;
@@ -252,11 +308,11 @@ void on_rel_pathlist(PlannerInfo* root, RelOptInfo* rel, Index rti, RangeTblEntr
     if (!prefetch_enabled || rel->reloptkind != RELOPT_BASEREL || rte->rtekind != RTE_RELATION || rte->inh ||
         rte->tablesample != nullptr || !is_heap_table(rte->relid))
         return;
-    ProbeSearch found{rti, NIL, NIL, nullptr};
+    ProbeSearch found{rti, NIL, NIL, nullptr, NIL};
     query_tree_walker(root->parse, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(find_calls)), &found,
                       QTW_IGNORE_RANGE_TABLE);
     if (found.outer != nullptr) add_parameterized(root, rel, &found);
-    ProbeSearch s = readable_only(found);
+    ProbeSearch s = unparameterized(root, found);
     if (s.filters == NIL) return;
     // (a parameter set per outer row is not available in a worker)
     const bool filters_parallel_safe = is_parallel_safe(root, reinterpret_cast<Node*>(s.filters));

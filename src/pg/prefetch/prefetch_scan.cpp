@@ -13,6 +13,7 @@
 #include "shared_objects/transactional_adds.hpp"
 
 extern "C" {
+#include "access/detoast.h"
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/relscan.h"
@@ -33,10 +34,14 @@ extern "C" {
 #include "optimizer/plancat.h"
 #include "optimizer/restrictinfo.h"
 #include "storage/bufmgr.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/syscache.h"
+#include "utils/typcache.h"
 }
 
 namespace sketch_pg {
@@ -72,7 +77,52 @@ constexpr uint64_t kJudgeRows = 64;
 constexpr int kMinBackoff = 8;
 constexpr int kMaxBackoff = 1024;
 
+// A filter from another table is read by the scan itself only while that
+// table is small: kMaxJoinedRows rows at most, matched to this table's rows
+// by a key; without a key every row of this one is read ahead in each of
+// them, kMaxUnkeyedRows at most.
+constexpr int kMaxJoinedRows = 4096;
+constexpr int kMaxUnkeyedRows = 4;
+// A keyed lookup's filters, when their stored values come to at most this
+// much, are fetched by the scan and held for the query: the function then
+// finds each row's filter held instead of fetching it again whenever the rows
+// turn to another key (it keeps kRecentFilters of its own).
+constexpr uint64_t kJoinedFetchBytes = uint64_t(256) << 20;
+
 // ---- execution ----
+
+// One row of the other table of a joined lookup: its filter (a stored
+// value's TOAST pointer, or an object's name) and its key.
+struct JoinedFilter {
+    Datum filter;
+    Datum key;
+    uint32 key_hash;
+    FetchedFilter fetched;  // a stored value filter, shared with the function's copy
+    PrefetchTarget target;
+    MoreTargets more;
+    bool resolved;
+    bool prefetch;
+    StoredId answers;  // as Probe's
+};
+
+// A lookup whose filter is a column of another table (prefetch_plan.cpp,
+// joined_probe): that table's rows as the scan read them at its first page,
+// and a hash table from key to row when the query joins the two on a key.
+struct Joined {
+    Oid relid;
+    AttrNumber filter_att;
+    AttrNumber key_att;        // in the scanned table; 0: no key
+    AttrNumber other_key_att;  // in the other table
+    Oid key_op;
+    bool read;
+    int n;  // rows usable (0 after a refusal: too many, row security)
+    JoinedFilter* rows;
+    int* slots;  // keyed: indexes into rows by key hash, -1 free
+    uint32 mask;
+    TypeCacheEntry* key_type;
+    Oid key_collation;
+    bool fetch;  // keyed, of values within kJoinedFetchBytes: the scan fetches them itself
+};
 
 struct Probe {
     int known;
@@ -86,13 +136,18 @@ struct Probe {
     bool resolved;  // target is set for this (re)scan
     bool prefetch;  // its filter is large enough to prefetch for
     StoredId answers;  // the stored value filter whose lookups row_answer serves, valueid InvalidOid: none
+    Joined* joined;    // a filter from another table, else nullptr
 };
 
-// The first probe's digest of one row of the page.
+// The first probe's digest of one row of the page, with the filter it was
+// made for (a joined lookup's filters differ by row).
 struct Digest {
     bool valid;  // false: none (a null or toasted item, the probe not resolved)
     Datum item;
     sketch::Hash128 h;
+    uint64_t seed;
+    StoredId answers;
+    const PrefetchTarget* target;
 };
 
 struct PrefetchScanState {
@@ -158,6 +213,15 @@ void begin_scan(CustomScanState* node, EState* estate, int) {
         if (IsA(filter, Param) && reinterpret_cast<Param*>(filter)->paramkind == PARAM_EXEC)
             p->exec_param = reinterpret_cast<Param*>(filter)->paramid;
         item_hasher_init(&p->hasher, Oid(lthird_int(planned)), estate->es_query_cxt);
+        p->joined = nullptr;
+        if (list_length(planned) > 3) {
+            p->joined = static_cast<Joined*>(palloc0(sizeof(Joined)));
+            p->joined->relid = Oid(list_nth_int(planned, 3));
+            p->joined->filter_att = AttrNumber(list_nth_int(planned, 4));
+            p->joined->key_att = AttrNumber(list_nth_int(planned, 5));
+            p->joined->other_key_att = AttrNumber(list_nth_int(planned, 6));
+            p->joined->key_op = Oid(list_nth_int(planned, 7));
+        }
     }
     st->block = InvalidBlockNumber;
     st->backoff = kMinBackoff;
@@ -181,40 +245,207 @@ bool filter_value(PrefetchScanState* st, Probe* p, Datum* value) {
     return !isnull;
 }
 
-// Sets p's target if its filter can be read now; value filters once per
-// (re)scan, shared objects at every page (the entry the function opened may
-// have been replaced since).
-void resolve(PrefetchScanState* st, Probe* p) {
+bool is_value_filter(Kind kind) { return kind == Kind::bloom_value || kind == Kind::cbf_value; }
+
+uint64_t target_bytes(const PrefetchTarget& t, const MoreTargets& more) {
+    uint64_t bytes = t.bytes;
+    for (int j = 0; j < more.n; ++j) bytes += more.t[j].bytes;
+    return bytes;
+}
+
+// What the scan prefetches for one filter (or object name) d of a lookup.
+struct Resolution {
+    FetchedFilter* fetched;
+    PrefetchTarget* target;
+    MoreTargets* more;
+    bool* resolved;
+    bool* prefetch;
+    StoredId* answers;
+};
+
+// Sets r's target for filter d (a stored value fetched first when `fetch`).
+// Unresolved until shown otherwise: a target, a prefetch or answers kept
+// from an earlier filter (a rescan's) would name that filter's memory.
+void resolve_filter(PrefetchScanState* st, const Probe* p, Datum d, bool fetch, const Resolution& r) {
     const Kind kind = prefetchable(p->known).kind;
-    const bool value_filter = kind == Kind::bloom_value || kind == Kind::cbf_value;
-    if (p->resolved && value_filter) return;
-    Datum d;
-    // Unresolved until shown otherwise: a target, a prefetch or answers kept
-    // from an earlier filter (a rescan's) would name that filter's memory.
-    p->resolved = p->prefetch = false;
-    p->more.n = 0;
-    p->answers.valueid = InvalidOid;
-    if (!filter_value(st, p, &d)) return;
+    *r.resolved = *r.prefetch = false;
+    r.more->n = 0;
+    r.answers->valueid = InvalidOid;
     MemoryContext cxt = st->css.ss.ps.state->es_query_cxt;
     switch (kind) {
-        case Kind::bloom_value: p->resolved = bloom_value_target(d, &p->hasher, &p->fetched, cxt, &p->target); break;
-        case Kind::cbf_value: p->resolved = cbf_value_target(d, &p->hasher, &p->fetched, cxt, &p->target); break;
+        case Kind::bloom_value: *r.resolved = bloom_value_target(d, &p->hasher, r.fetched, cxt, fetch, r.target); break;
+        case Kind::cbf_value: *r.resolved = cbf_value_target(d, &p->hasher, r.fetched, cxt, fetch, r.target); break;
         case Kind::shared_bloom:
         case Kind::shared_cbf: {
             auto* v = reinterpret_cast<struct varlena*>(DatumGetPointer(d));  // the object's name
             if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)) return;
-            p->resolved = (kind == Kind::shared_bloom ? shared_bloom_target : shared_cbf_target)(
-                VARDATA_ANY(v), int(VARSIZE_ANY_EXHDR(v)), prefetchable(p->known).need, &p->target, &p->more);
+            *r.resolved = (kind == Kind::shared_bloom ? shared_bloom_target : shared_cbf_target)(
+                VARDATA_ANY(v), int(VARSIZE_ANY_EXHDR(v)), prefetchable(p->known).need, r.target, r.more);
             break;
         }
     }
-    uint64_t bytes = p->target.bytes;
-    for (int j = 0; j < p->more.n; ++j) bytes += p->more.t[j].bytes;
-    p->prefetch = p->resolved && bytes >= kPrefetchFromBytes;
+    *r.prefetch = *r.resolved && target_bytes(*r.target, *r.more) >= kPrefetchFromBytes;
     // A stored value's lookups have no side effects and its identity is its
     // TOAST pointer; an in-memory value's address may hold another one later.
+    // A joined lookup's filters answer even when small: their rows take turns
+    // among them, which the function's own copies follow poorly.
     auto* raw = reinterpret_cast<struct varlena*>(DatumGetPointer(d));
-    if (p->prefetch && value_filter) p->answers = stored_id(raw);
+    if (*r.resolved && (*r.prefetch || p->joined != nullptr) && is_value_filter(kind)) *r.answers = stored_id(raw);
+}
+
+void resolve_joined(PrefetchScanState* st, Probe* p);
+
+// Sets p's target if its filter can be read now; value filters once per
+// (re)scan, shared objects at every page (the entry the function opened may
+// have been replaced since). A joined lookup's filters likewise, each row's.
+void resolve(PrefetchScanState* st, Probe* p) {
+    const bool value_filter = is_value_filter(prefetchable(p->known).kind);
+    if (p->joined != nullptr) {
+        resolve_joined(st, p);
+        return;
+    }
+    if (p->resolved && value_filter) return;
+    const Resolution r{&p->fetched, &p->target, &p->more, &p->resolved, &p->prefetch, &p->answers};
+    Datum d;
+    if (!filter_value(st, p, &d)) {
+        p->resolved = p->prefetch = false;
+        p->answers.valueid = InvalidOid;
+        return;
+    }
+    resolve_filter(st, p, d, false, r);
+}
+
+// ---- joined lookups: the other table's filters ----
+
+uint32 key_hash(const Joined* j, Datum key) {
+    return DatumGetUInt32(FunctionCall1Coll(&j->key_type->hash_proc_finfo, j->key_collation, key));
+}
+
+// The row of j whose key equals `key`, or nullptr.
+JoinedFilter* joined_by_key(const Joined* j, Datum key) {
+    const uint32 h = key_hash(j, key);
+    for (uint32 i = h & j->mask;; i = (i + 1) & j->mask) {
+        const int r = j->slots[i];
+        if (r < 0) return nullptr;
+        JoinedFilter* f = &j->rows[r];
+        if (f->key_hash == h &&
+            DatumGetBool(FunctionCall2Coll(&j->key_type->eq_opr_finfo, j->key_collation, f->key, key)))
+            return f;
+    }
+}
+
+// Whether a key is the type's own hashable equality, whose functions the
+// scan can call: set up j->key_type and key_collation if so.
+bool usable_key(Joined* j, Relation rel) {
+    const Form_pg_attribute a = TupleDescAttr(RelationGetDescr(rel), j->other_key_att - 1);
+    j->key_type = lookup_type_cache(a->atttypid, TYPECACHE_HASH_PROC_FINFO | TYPECACHE_EQ_OPR_FINFO);
+    j->key_collation = a->attcollation;
+    return j->key_type->eq_opr == j->key_op && OidIsValid(j->key_type->hash_proc);
+}
+
+// Reads the other table of j with the query's snapshot, once: its rows'
+// filters (and keys), with a hash table by key; whether the scan fetches
+// them itself (kJoinedFetchBytes). Not where row security applies to it, a
+// key the scan cannot hash, or past the row limits: then there is nothing to
+// read ahead (n = 0).
+void read_joined(PrefetchScanState* st, Joined* j, int known) {
+    j->read = true;
+    j->n = 0;
+    if (check_enable_rls(j->relid, InvalidOid, true) == RLS_ENABLED) return;
+    EState* estate = st->css.ss.ps.state;
+    MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
+    Relation rel = table_open(j->relid, AccessShareLock);
+    const bool keyed = j->key_att != 0;
+    if (!keyed || usable_key(j, rel)) {
+        const int limit = keyed ? kMaxJoinedRows : kMaxUnkeyedRows;
+        int room = 4;
+        j->rows = static_cast<JoinedFilter*>(palloc0(sizeof(JoinedFilter) * room));
+        TupleTableSlot* slot = table_slot_create(rel, nullptr);
+        TableScanDesc scan = table_beginscan(rel, estate->es_snapshot, 0, nullptr);
+        const Form_pg_attribute fa = TupleDescAttr(RelationGetDescr(rel), j->filter_att - 1);
+        while (table_scan_getnextslot(scan, ForwardScanDirection, slot)) {
+            bool null_filter, null_key = false;
+            const Datum filter = slot_getattr(slot, j->filter_att, &null_filter);
+            const Datum key = keyed ? slot_getattr(slot, j->other_key_att, &null_key) : Datum(0);
+            if (null_filter || null_key) continue;  // no lookup reads it
+            if (j->n == limit) {
+                j->n = 0;  // too many to read ahead for
+                break;
+            }
+            if (j->n == room) {
+                j->rows = static_cast<JoinedFilter*>(repalloc(j->rows, sizeof(JoinedFilter) * room * 2));
+                for (int i = room; i < room * 2; ++i) j->rows[i] = JoinedFilter{};
+                room *= 2;
+            }
+            JoinedFilter* f = &j->rows[j->n++];
+            f->filter = datumCopy(filter, fa->attbyval, fa->attlen);
+            if (keyed) f->key = datumCopy(key, j->key_type->typbyval, j->key_type->typlen);
+        }
+        table_endscan(scan);
+        ExecDropSingleTupleTableSlot(slot);
+    }
+    table_close(rel, NoLock);
+    if (keyed && is_value_filter(prefetchable(known).kind)) {
+        uint64_t stored = 0;
+        for (int r = 0; r < j->n; ++r) stored += toast_raw_datum_size(j->rows[r].filter);
+        j->fetch = stored <= kJoinedFetchBytes;
+    }
+    if (keyed && j->n > 0) {
+        uint32 size = 2;
+        while (size < uint32(j->n) * 2) size <<= 1;
+        j->mask = size - 1;
+        j->slots = static_cast<int*>(palloc(sizeof(int) * size));
+        std::memset(j->slots, -1, sizeof(int) * size);
+        for (int r = 0; r < j->n; ++r) {
+            JoinedFilter* f = &j->rows[r];
+            f->key_hash = key_hash(j, f->key);
+            uint32 i = f->key_hash & j->mask;
+            while (j->slots[i] >= 0) i = (i + 1) & j->mask;
+            j->slots[i] = r;
+        }
+    }
+    MemoryContextSwitchTo(old);
+}
+
+// Resolves each row of p's other table (read at the first call), and
+// prefetches for them once their filters come to kPrefetchFromBytes in all.
+// The probe's own target stands for their shape (window_rows).
+void resolve_joined(PrefetchScanState* st, Probe* p) {
+    Joined* j = p->joined;
+    if (!j->read) read_joined(st, j, p->known);
+    const bool value_filter = is_value_filter(prefetchable(p->known).kind);
+    uint64_t bytes = 0;
+    p->resolved = p->prefetch = false;
+    for (int i = 0; i < j->n; ++i) {
+        JoinedFilter* f = &j->rows[i];
+        if (!(f->resolved && value_filter))
+            resolve_filter(st, p, f->filter, j->fetch,
+                           Resolution{&f->fetched, &f->target, &f->more, &f->resolved, &f->prefetch, &f->answers});
+        if (!f->resolved) continue;
+        if (!p->resolved) p->target = f->target;
+        p->resolved = true;
+        bytes += target_bytes(f->target, f->more);
+    }
+    p->prefetch = bytes >= kPrefetchFromBytes;
+    for (int i = 0; i < j->n; ++i) j->rows[i].prefetch = p->prefetch && j->rows[i].resolved;
+}
+
+// The filters of j that row `tuple` of this table is looked up in: its key's
+// row, or every row without a key. Returns how many it put in out.
+int joined_filters_of(const Joined* j, HeapTuple tuple, TupleDesc desc, JoinedFilter** out) {
+    if (j->key_att == 0) {
+        for (int i = 0; i < j->n; ++i) out[i] = &j->rows[i];
+        return j->n;
+    }
+    bool isnull;
+    const Datum key = heap_getattr(tuple, j->key_att, desc, &isnull);
+    if (isnull) return 0;
+    if (TupleDescAttr(desc, j->key_att - 1)->attlen == -1) {
+        auto* v = reinterpret_cast<struct varlena*>(DatumGetPointer(key));
+        if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)) return 0;
+    }
+    out[0] = joined_by_key(j, key);
+    return out[0] != nullptr ? 1 : 0;
 }
 
 // Hashes row `index` of the current page for every probe and starts loading
@@ -237,13 +468,23 @@ void prefetch_row(PrefetchScanState* st, HeapScanDesc hs, int index) {
             auto* v = reinterpret_cast<struct varlena*>(DatumGetPointer(d));
             if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)) continue;  // the function detoasts it
         }
-        const sketch::Hash128 h = hash_item(&p->hasher, d, p->target.seed);
-        if (p->prefetch) {
-            prefetch_item(p->target, h);
-            for (int j = 0; j < p->more.n; ++j) prefetch_item(p->more.t[j], h);
-            if (p->target.object != nullptr) shared::prefetch_pending(p->target.object, h);
+        JoinedFilter* joined[kMaxUnkeyedRows];
+        const int nfilters = p->joined != nullptr ? joined_filters_of(p->joined, &tuple, desc, joined) : 1;
+        for (int k = 0; k < nfilters; ++k) {
+            // (a joined row's fields stand in for the probe's)
+            const JoinedFilter* f = p->joined != nullptr ? joined[k] : nullptr;
+            if (f != nullptr && !f->resolved) continue;
+            const PrefetchTarget& target = f != nullptr ? f->target : p->target;
+            const MoreTargets& more = f != nullptr ? f->more : p->more;
+            const sketch::Hash128 h = hash_item(&p->hasher, d, target.seed);
+            if (f != nullptr ? f->prefetch : p->prefetch) {
+                prefetch_item(target, h);
+                for (int j = 0; j < more.n; ++j) prefetch_item(more.t[j], h);
+                if (target.object != nullptr) shared::prefetch_pending(target.object, h);
+            }
+            if (i == 0 && k == 0)
+                st->rows[index] = Digest{true, d, h, target.seed, f != nullptr ? f->answers : p->answers, &target};
         }
-        if (i == 0) st->rows[index] = Digest{true, d, h};
     }
 }
 
@@ -303,10 +544,10 @@ void publish(PrefetchScanState* st, int current) {
     }
     row_digest.item = d.item;
     row_digest.typid = st->probes[0].hasher.typid;
-    row_digest.seed = st->probes[0].target.seed;
+    row_digest.seed = d.seed;
     row_digest.h = d.h;
-    row_digest.filter = st->probes[0].answers;
-    row_digest.target = &st->probes[0].target;
+    row_digest.filter = d.answers;
+    row_digest.target = d.target;
     ++st->published;
 }
 
@@ -361,7 +602,11 @@ TupleTableSlot* exec_scan(CustomScanState* node) {
 void end_scan(CustomScanState* node) {
     PrefetchScanState* st = state_of(node);
     row_digest.typid = InvalidOid;
-    for (int i = 0; i < st->nprobes; ++i) release_filter(&st->probes[i].fetched);
+    for (int i = 0; i < st->nprobes; ++i) {
+        release_filter(&st->probes[i].fetched);
+        if (const Joined* j = st->probes[i].joined)
+            for (int r = 0; r < j->n; ++r) release_filter(&j->rows[r].fetched);
+    }
     if (node->ss.ss_currentScanDesc != nullptr) table_endscan(node->ss.ss_currentScanDesc);
 }
 
@@ -401,9 +646,17 @@ void explain_scan(CustomScanState* node, List*, ExplainState* es) {
     const Oid relid = RelationGetRelid(node->ss.ss_currentRelation);
     StringInfoData s;
     initStringInfo(&s);
-    for (int i = 0; i < st->nprobes; ++i)
-        appendStringInfo(&s, "%s%s(%s)", i > 0 ? ", " : "", prefetchable(st->probes[i].known).symbol,
-                         get_attname(relid, st->probes[i].attno, false));
+    for (int i = 0; i < st->nprobes; ++i) {
+        const Probe* p = &st->probes[i];
+        appendStringInfo(&s, "%s%s(%s)", i > 0 ? ", " : "", prefetchable(p->known).symbol,
+                         get_attname(relid, p->attno, false));
+        if (const Joined* j = p->joined) {
+            appendStringInfo(&s, " in %s.%s", quote_identifier(get_rel_name(j->relid)),
+                             quote_identifier(get_attname(j->relid, j->filter_att, false)));
+            if (j->key_att != 0)
+                appendStringInfo(&s, " by %s", quote_identifier(get_attname(relid, j->key_att, false)));
+        }
+    }
     ExplainPropertyText("Prefetch", s.data, es);
     if (es->analyze) {
         ExplainPropertyInteger("Rows Read Ahead", nullptr, int64(st->n_rows_ahead), es);

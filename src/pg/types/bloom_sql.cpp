@@ -347,8 +347,8 @@ struct varlena* cached_filter(FunctionCallInfo fcinfo, LookupCache* c, Datum d) 
 }  // namespace
 
 bool sketch_pg::bloom_value_target(Datum filter, const ItemHasher* hasher, FetchedFilter* f, MemoryContext cxt,
-                                   PrefetchTarget* t) {
-    struct varlena* v = value_as_read(filter, f, cxt);
+                                   bool fetch, PrefetchTarget* t) {
+    struct varlena* v = value_as_read(filter, f, cxt, fetch ? kSizedBloomBitsOffset : 0);
     if (v == nullptr) return false;
     try {
         const sb::Header h = checked_header(v);

@@ -147,8 +147,8 @@ sketch::Hash128 item_hash(FunctionCallInfo fcinfo, CallCache* cache, int argno, 
 using namespace sketch_pg::cbf_sql;
 
 bool sketch_pg::cbf_value_target(Datum filter, const ItemHasher* hasher, FetchedFilter* f, MemoryContext cxt,
-                                 PrefetchTarget* t) {
-    varlena* v = sketch_pg::value_as_read(filter, f, cxt);
+                                 bool fetch, PrefetchTarget* t) {
+    varlena* v = sketch_pg::value_as_read(filter, f, cxt, fetch ? VARHDRSZ + cbf::kHeaderBytes : 0);
     if (v == nullptr) return false;
     try {
         const cbf::View view = cbf::read_value(payload(v), payload_len(v), kValueMaxCounters, sketch::Errc::corrupted);
