@@ -491,11 +491,14 @@ void prefetch_row(PrefetchScanState* st, HeapScanDesc hs, int index) {
 // Rows to read ahead: kLinesAhead over the lines of one row's lookups.
 int window_rows(const PrefetchScanState* st) {
     uint32_t lines = 0;
-    for (int i = 0; i < st->nprobes; ++i)
-        if (st->probes[i].prefetch) {
-            lines += lines_per_item(st->probes[i].target);
-            for (int j = 0; j < st->probes[i].more.n; ++j) lines += lines_per_item(st->probes[i].more.t[j]);
-        }
+    for (int i = 0; i < st->nprobes; ++i) {
+        const Probe* p = &st->probes[i];
+        if (!p->prefetch) continue;
+        uint32_t one = lines_per_item(p->target);
+        for (int j = 0; j < p->more.n; ++j) one += lines_per_item(p->more.t[j]);
+        // (a joined lookup without a key reads each row ahead in every filter)
+        lines += p->joined != nullptr && p->joined->key_att == 0 ? one * uint32_t(p->joined->n) : one;
+    }
     return std::max(kMinAhead, int(kLinesAhead / std::max(lines, 1u)));
 }
 
