@@ -43,7 +43,7 @@
 
 #include "shared/scaling.hpp"
 #include "shared/subfilter_copy.hpp"
-#include "shared_objects/shared_registry.hpp"
+#include "shared_objects/registry/shared_registry.hpp"
 
 namespace sketch_pg {
 namespace shared {

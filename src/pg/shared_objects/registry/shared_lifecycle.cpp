@@ -1,9 +1,9 @@
 // The lifecycle of shared objects: creates, drops and attaches, the file
 // actions resolved at (sub)transaction end, the drop of the extension, and
 // the sweep of what crashes and interrupted creates left.
-#include "shared_objects/shared_registry.hpp"
-#include "shared_objects/registry_internal.hpp"
-#include "shared_objects/transactional_adds.hpp"
+#include "shared_objects/registry/shared_registry.hpp"
+#include "shared_objects/registry/registry_internal.hpp"
+#include "shared_objects/transactional/transactional_adds.hpp"
 
 #include <sys/stat.h>
 

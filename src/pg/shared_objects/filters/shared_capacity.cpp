@@ -1,7 +1,7 @@
 // Room for the adds of shared Bloom and counting filters, and the growth of
 // scaling ones (shared_capacity.hpp): growing a file, and following another
 // backend's growth (shared_registry.hpp, follow_growth).
-#include "shared_objects/shared_capacity.hpp"
+#include "shared_objects/filters/shared_capacity.hpp"
 
 #include <cerrno>
 

@@ -1,4 +1,4 @@
-#include "shared_objects/folder_watch.hpp"
+#include "shared_objects/registry/folder_watch.hpp"
 
 #include <fcntl.h>
 #include <pthread.h>

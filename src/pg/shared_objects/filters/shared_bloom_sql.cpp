@@ -21,11 +21,11 @@
 #include "array_items.hpp"
 #include "guard.hpp"
 #include "prefetch/prefetch.hpp"
-#include "shared_objects/shared_capacity.hpp"
-#include "shared_objects/shared_items.hpp"
-#include "shared_objects/shared_registry.hpp"
-#include "shared_objects/subfilter_adds.hpp"
-#include "shared_objects/transactional_adds.hpp"
+#include "shared_objects/filters/shared_capacity.hpp"
+#include "shared_objects/filters/shared_items.hpp"
+#include "shared_objects/registry/shared_registry.hpp"
+#include "shared_objects/filters/subfilter_adds.hpp"
+#include "shared_objects/transactional/transactional_adds.hpp"
 
 extern "C" {
 #include "utils/jsonb.h"

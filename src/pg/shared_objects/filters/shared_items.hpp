@@ -4,7 +4,7 @@
 #pragma once
 
 #include "item_types.hpp"
-#include "shared_objects/shared_registry.hpp"
+#include "shared_objects/registry/shared_registry.hpp"
 
 namespace sketch_pg {
 namespace shared {

@@ -2,14 +2,14 @@
 // locks, the commit, and the (sub)transaction callbacks; the pending items
 // themselves are pending_list.hpp's, the adders' entry and the closers'
 // waits object_adders.hpp's.
-#include "shared_objects/transactional_adds.hpp"
+#include "shared_objects/transactional/transactional_adds.hpp"
 
 #include <algorithm>
 
-#include "shared_objects/object_adders.hpp"
-#include "shared_objects/pending_list.hpp"
-#include "shared_objects/registry_internal.hpp"
-#include "shared_objects/shared_capacity.hpp"
+#include "shared_objects/transactional/object_adders.hpp"
+#include "shared_objects/transactional/pending_list.hpp"
+#include "shared_objects/registry/registry_internal.hpp"
+#include "shared_objects/filters/shared_capacity.hpp"
 
 extern "C" {
 #include "optimizer/planner.h"

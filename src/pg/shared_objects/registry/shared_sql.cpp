@@ -3,8 +3,8 @@
 #include <cstring>
 
 #include "guard.hpp"
-#include "shared_objects/shared_registry.hpp"
-#include "shared_objects/transactional_adds.hpp"
+#include "shared_objects/registry/shared_registry.hpp"
+#include "shared_objects/transactional/transactional_adds.hpp"
 
 extern "C" {
 #include "access/htup_details.h"

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "shared/subfilter_copy.hpp"
-#include "shared_objects/transactional_adds.hpp"
+#include "shared_objects/transactional/transactional_adds.hpp"
 
 namespace sketch_pg {
 namespace shared {

@@ -1,4 +1,4 @@
-#include "shared_objects/shared_items.hpp"
+#include "shared_objects/filters/shared_items.hpp"
 
 namespace sh = sketch::shared;
 

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "reservoir/shared_reservoir.hpp"
-#include "shared_objects/shared_reservoir_internal.hpp"
+#include "shared_objects/reservoir/shared_reservoir_internal.hpp"
 
 extern "C" {
 #include "catalog/pg_type.h"

@@ -1,5 +1,5 @@
 // What the pieces of the registry of shared objects share, inside
-// src/pg/shared_objects/ (shared_registry.hpp is what the rest of the face
+// src/pg/shared_objects/registry/ (shared_registry.hpp is what the rest of the face
 // uses):
 //   shared_registry.cpp   the per-backend cache of mapped entries, open and
 //                         attach, the file checks, privilege checks, the lock
@@ -15,7 +15,7 @@
 
 #include <string>
 
-#include "shared_objects/shared_registry.hpp"
+#include "shared_objects/registry/shared_registry.hpp"
 
 extern "C" {
 #include "utils/hsearch.h"

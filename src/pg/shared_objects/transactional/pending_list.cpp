@@ -1,8 +1,8 @@
 // The pending list, its index and the copies of sub-filters (pending_list.hpp).
-#include "shared_objects/pending_list.hpp"
+#include "shared_objects/transactional/pending_list.hpp"
 
 #include "memory/huge_pages.hpp"
-#include "shared_objects/registry_internal.hpp"
+#include "shared_objects/registry/registry_internal.hpp"
 
 extern "C" {
 #include "utils/memutils.h"

@@ -1,10 +1,10 @@
 // The adders of an object and the closers that wait for them (see
 // object_adders.hpp): an adder enters by its slot in the object's header,
 // or by the object's heavyweight lock while a closer is counted.
-#include "shared_objects/object_adders.hpp"
+#include "shared_objects/transactional/object_adders.hpp"
 
-#include "shared_objects/pending_list.hpp"
-#include "shared_objects/registry_internal.hpp"
+#include "shared_objects/transactional/pending_list.hpp"
+#include "shared_objects/registry/registry_internal.hpp"
 
 #include <sys/stat.h>
 

@@ -19,7 +19,7 @@
 #pragma once
 
 #include "shared/held_items.hpp"
-#include "shared_objects/shared_registry.hpp"
+#include "shared_objects/registry/shared_registry.hpp"
 
 namespace sketch_pg {
 namespace shared {

@@ -1,6 +1,6 @@
 // The server run (registry_internal.hpp): which start of the postmaster,
 // or restart after a backend crash, the processes of this one belong to.
-#include "shared_objects/registry_internal.hpp"
+#include "shared_objects/registry/registry_internal.hpp"
 
 #include <cstdio>
 #include <cstring>

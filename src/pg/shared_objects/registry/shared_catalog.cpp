@@ -1,7 +1,7 @@
 // The catalog of shared objects (tables in schema sketchshare_shared),
 // through SPI as the owner of its schema.
-#include "shared_objects/shared_registry.hpp"
-#include "shared_objects/registry_internal.hpp"
+#include "shared_objects/registry/shared_registry.hpp"
+#include "shared_objects/registry/registry_internal.hpp"
 
 #include <cstring>
 

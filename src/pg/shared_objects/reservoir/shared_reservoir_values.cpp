@@ -8,8 +8,8 @@
 
 #include "reservoir/shared_reservoir.hpp"
 #include "guard.hpp"
-#include "shared_objects/shared_registry.hpp"
-#include "shared_objects/shared_reservoir_internal.hpp"
+#include "shared_objects/registry/shared_registry.hpp"
+#include "shared_objects/reservoir/shared_reservoir_internal.hpp"
 #include "types/reservoir_value.hpp"
 
 extern "C" {

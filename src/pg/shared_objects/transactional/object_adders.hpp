@@ -26,7 +26,7 @@
 // at once.
 #pragma once
 
-#include "shared_objects/transactional_adds.hpp"
+#include "shared_objects/transactional/transactional_adds.hpp"
 
 namespace sketch_pg {
 namespace shared {

@@ -5,7 +5,7 @@
 // wrong answer unless every key is added and looked up on the node of its
 // shard, which only the user can promise: sketchshare.node_local_objects
 // names the objects for which they do.
-#include "shared_objects/shared_registry.hpp"
+#include "shared_objects/registry/shared_registry.hpp"
 
 #include <cstring>
 

@@ -1,5 +1,5 @@
 // What the two files of the shared reservoir functions share, inside
-// src/pg/shared_objects/:
+// src/pg/shared_objects/reservoir/:
 //   shared_reservoir_sql.cpp     the kind's registration, create, the adds, the
 //                                reads (sample, seen, count, stats), seed, clear,
 //                                and the helpers declared here
@@ -9,7 +9,7 @@
 #pragma once
 
 #include "reservoir/shared_reservoir.hpp"
-#include "shared_objects/shared_registry.hpp"
+#include "shared_objects/registry/shared_registry.hpp"
 
 namespace sketch_pg::shared_reservoir {
 

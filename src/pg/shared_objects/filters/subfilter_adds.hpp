@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "shared/scaling.hpp"
-#include "shared_objects/shared_capacity.hpp"
-#include "shared_objects/shared_registry.hpp"
+#include "shared_objects/filters/shared_capacity.hpp"
+#include "shared_objects/registry/shared_registry.hpp"
 
 namespace sketch_pg {
 namespace shared {

@@ -5,8 +5,8 @@
 // or another, or an object created on a primary after a standby's base
 // backup). The catalog tables are extension configuration tables, so pg_dump
 // carries the images with the rows (docs/operations.md, "Backups").
-#include "shared_objects/shared_registry.hpp"
-#include "shared_objects/registry_internal.hpp"
+#include "shared_objects/registry/shared_registry.hpp"
+#include "shared_objects/registry/registry_internal.hpp"
 
 #include <cerrno>
 #include <sys/stat.h>

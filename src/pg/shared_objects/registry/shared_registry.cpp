@@ -2,10 +2,10 @@
 // (open, attach, the file checks of each round), privilege checks and the
 // lock. The catalog's queries are in shared_catalog.cpp, creates, drops and
 // the actions at transaction end in shared_lifecycle.cpp.
-#include "shared_objects/shared_registry.hpp"
+#include "shared_objects/registry/shared_registry.hpp"
 
-#include "shared_objects/folder_watch.hpp"
-#include "shared_objects/registry_internal.hpp"
+#include "shared_objects/registry/folder_watch.hpp"
+#include "shared_objects/registry/registry_internal.hpp"
 
 #include <cstring>
 
