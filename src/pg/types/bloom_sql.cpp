@@ -17,7 +17,7 @@
 #include "memory/huge_pages.hpp"
 #include "prefetch/prefetch.hpp"
 #include "types/fetched_filters.hpp"
-#include "types/type_modifiers.hpp"
+#include "types/typmod_enforcement.hpp"
 #include "item_hash.hpp"
 #include "item_types.hpp"
 #include "array_items.hpp"

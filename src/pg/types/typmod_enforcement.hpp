@@ -1,9 +1,9 @@
-// Type modifiers of `bloom` and `cbf` (src/core/type_modifier.hpp): a column
-// declared bloom(n, fpr[, layout]) or cbf(capacity[, fpr]) holds only values
-// of the geometry that sizing gives. The length-coercion casts check values
-// assigned from expressions; the input and receive functions check what COPY
-// and literals bring, since PostgreSQL hands them the column's modifier and
-// applies no cast after them.
+// Enforcing the type modifiers of `bloom` and `cbf` (their encoding is
+// src/core/typmod_encoding.hpp's): a column declared bloom(n, fpr[, layout])
+// or cbf(capacity[, fpr]) holds only values of the geometry that sizing gives.
+// The length-coercion casts check values assigned from expressions; the input
+// and receive functions check what COPY and literals bring, since PostgreSQL
+// hands them the column's modifier and applies no cast after them.
 #pragma once
 
 #include "bloom/bloom_layout.hpp"

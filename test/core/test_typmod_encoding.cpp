@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "error.hpp"
-#include "type_modifier.hpp"
+#include "typmod_encoding.hpp"
 
 using namespace sketch;
 using namespace sketch::typmod;

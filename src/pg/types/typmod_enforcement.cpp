@@ -7,10 +7,10 @@
 
 #include "guard.hpp"
 #include "memory/detoast_into.hpp"
-#include "type_modifier.hpp"
+#include "typmod_encoding.hpp"
 #include "types/bloom_sql_internal.hpp"
 #include "types/cbf_sql_internal.hpp"
-#include "types/type_modifiers.hpp"
+#include "types/typmod_enforcement.hpp"
 
 extern "C" {
 #include "catalog/pg_type_d.h"

@@ -1,5 +1,5 @@
 // Type modifiers of the filter types: parsing, rounding, the int32 encoding.
-#include "type_modifier.hpp"
+#include "typmod_encoding.hpp"
 
 #include <cerrno>
 #include <cmath>

@@ -1,7 +1,7 @@
-// Type modifiers of the filter types: `bloom(n, fpr[, layout])` and
-// `cbf(capacity[, fpr])` fix the geometry of a column. PostgreSQL keeps a
-// modifier as one non-negative int32, so the declared sizing is rounded to
-// what 31 bits hold:
+// How the type modifiers of the filter types are encoded: `bloom(n, fpr[,
+// layout])` and `cbf(capacity[, fpr])` fix the geometry of a column.
+// PostgreSQL keeps a modifier as one non-negative int32, so the declared
+// sizing is rounded to what 31 bits hold:
 //
 //   bits  0..9   the layout: 0 = none given (bloom_empty's default), else an
 //                index into the layouts a modifier can name (layout_at)
