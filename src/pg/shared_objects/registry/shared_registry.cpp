@@ -120,7 +120,7 @@ bool unchanged_folder(const Entry* e, uint32 changes) {
 // mapped header. A file truncated, extended, replaced or edited since it was
 // mapped is let go of (false): the next open maps and validates it again and
 // reports what is wrong, XX001 naming the object. A stat is a system call,
-// here as costly as many lookups (page-table isolation), so the per-row calls
+// costly beside a lookup (more so under page-table isolation), so the per-row calls
 // never make one: an entry is checked once per round, and with the stat only
 // when the folder's watch counted a change since the entry's last one (else
 // the mapped header alone: folder_watch.hpp). A round begins with each
@@ -143,8 +143,8 @@ bool check_file(Entry* e, bool always) {
         e->file_checked = round;
         return true;
     }
-    // Only a mapping without its descriptor reads the path: formatting it
-    // cost a quarter as much as the fstat of a one-lookup statement.
+    // Only a mapping without its descriptor needs the path: the descriptor's
+    // fstat does not, so the common case formats no string.
     char path[MAXPGPATH] = "";
     if (e->map.fd < 0) object_path(e->name, path, sizeof path);
     if (sh::file_changed(e->map, path)) {

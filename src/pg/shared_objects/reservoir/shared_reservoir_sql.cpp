@@ -310,8 +310,8 @@ uint64 creation_seed() {
 
 // add_many converts and offers its items in chunks of this many, each chunk
 // converted before the locks are taken: memory stays bounded whatever the
-// array's size (converting a million items at once took tens of MB of fresh
-// pages, slower than as many single adds), and a cancel is seen between chunks.
+// array's size (converting a whole large array at once would fault in fresh
+// pages for all of it), and a cancel is seen between chunks.
 constexpr int kAddChunk = 1024;
 
 }  // namespace sketch_pg::shared_reservoir
