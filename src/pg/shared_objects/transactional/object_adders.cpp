@@ -3,6 +3,7 @@
 // or by the object's heavyweight lock while a closer is counted.
 #include "shared_objects/transactional/object_adders.hpp"
 
+#include "shared_objects/transactional/lock_classes.hpp"
 #include "shared_objects/transactional/pending_list.hpp"
 #include "shared_objects/registry/registry_internal.hpp"
 
@@ -23,17 +24,10 @@ namespace shared {
 namespace {
 
 namespace sh = sketch::shared;
-using namespace pending;
 
-// An advisory tag with a class of its own (pg_advisory_lock uses 1 and 2),
-// shown in pg_locks as locktype 'advisory' with objsubid 21327: an adder
-// that enters while a closer is counted holds it row-exclusive, a closer
-// share.
-constexpr uint16 kObjectClass = 21327;
-
-void object_tag(LOCKTAG* tag, uint64 file_id) {
-    SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, uint32(file_id >> 32), uint32(file_id), kObjectClass);
-}
+// An adder that enters while a closer is counted holds it row-exclusive, a
+// closer share.
+void object_tag(LOCKTAG* tag, uint64 file_id) { set_lock_tag(tag, file_id, LockClass::object); }
 
 // The process's number (its adder slot; not below 0 for a backend: other
 // processes get a number past the slots) and a transaction's virtual id.
@@ -166,10 +160,7 @@ sh::FileHeader* closing_page(const char* name, uint64 file_id) {
 
 }  // namespace
 
-namespace pending {
-
-void enter_object(uint32 o) {
-    PendingObject& po = objects[o];
+void enter_object(PendingObject& po) {
     if (po.adder_level != 0) return;
     const uint32 me = process_number();
     if (!(me < sh::kAdderSlots && sh::enter_adder(po.entry->map.header(), me, local_xid()))) {
@@ -187,8 +178,6 @@ void leave_object(const PendingObject& po) {
     if (me < sh::kAdderSlots && po.entry->loaded && po.entry->file_id == po.file_id)
         sh::leave_adder(po.entry->map.header(), me);
 }
-
-}  // namespace pending
 
 void wait_for_pending_adds(const char* name, uint64 file_id) {
     if (holds_closing(file_id)) return;  // adders are held off since
@@ -208,14 +197,6 @@ void wait_for_pending_adds(const char* name, uint64 file_id) {
     LOCKTAG tag;
     object_tag(&tag, file_id);
     (void)LockAcquire(&tag, ShareLock, false, false);
-}
-
-void refuse_freeze_after_adds(const Entry* e) {
-    const int o = find_object(e);
-    if (o >= 0 && objects[o].adder_level != 0)
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("cannot freeze shared object \"%s\": this transaction has added to it", e->name),
-                        errhint("Freeze it in a transaction of its own.")));
 }
 
 }  // namespace shared

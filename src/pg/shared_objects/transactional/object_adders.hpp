@@ -13,7 +13,7 @@
 // then a look at the header's count of closers. A closer counts itself in,
 // then reads every slot and waits for each transaction named there
 // (VirtualXactLock: a lock wait, with deadlock detection, lock_timeout and
-// cancel), then takes the object's lock (an advisory tag of class 21327) in
+// cancel), then takes the object's lock (LockClass::object) in
 // share mode to the end of its transaction. An adder that sees a closer
 // counted, or whose process number is past the slots, takes that lock
 // row-exclusive instead, and so waits for the closers there. The adder
@@ -30,19 +30,17 @@
 
 namespace sketch_pg {
 namespace shared {
-namespace pending {
 
 struct PendingObject;
 
-// Enters the current transaction as an adder of objects[o], once per
+// Enters the current transaction as an adder of the object, once per
 // transaction (and subtransaction that rolls back); then raises 55006 or
 // 55000 when a closer won the race (the object was dropped or frozen).
-void enter_object(uint32 o);
+void enter_object(PendingObject& po);
 // At the end of the transaction, or of the subtransaction that entered:
 // empties the process's slot in the object (already empty if it entered by
 // the lock), if the process still maps the file it entered. Never raises.
 void leave_object(const PendingObject& po);
 
-}  // namespace pending
 }  // namespace shared
 }  // namespace sketch_pg

@@ -1,5 +1,8 @@
-// The pending list, its index and the copies of sub-filters (pending_list.hpp).
+// The pending adds: the list, its index, the objects and the copies of
+// sub-filters (pending_list.hpp).
 #include "shared_objects/transactional/pending_list.hpp"
+
+#include <new>
 
 #include "memory/huge_pages.hpp"
 #include "shared_objects/registry/registry_internal.hpp"
@@ -10,12 +13,8 @@ extern "C" {
 
 namespace sketch_pg {
 namespace shared {
-namespace pending {
 
-PendingItem* items = nullptr;
-PendingObject* objects = nullptr;
-int nobjects = 0;
-int objects_capacity = 0;
+static_assert(sizeof(PendingItem) == 24, "a large transaction lists millions of items");
 
 uint64 mix(uint64 x) {
     x ^= x >> 31;
@@ -25,80 +24,72 @@ uint64 mix(uint64 x) {
 
 namespace {
 
-int64 items_capacity = 0;
-
-// Open addressing (linear probing), at most half full. A slot holds an
-// item's index + 1 (0: empty) in its low half and the item's fingerprint in
-// its high half, so that a probe reads an item of the list (a cache miss in a
-// large list) only when the fingerprints match.
-uint64* slots = nullptr;
-
-uint64 slots_mask = 0;
-
-int64 indexed = 0;
-
-uint64 home_of(uint32 object, const sketch::Hash128& h) { return mix(h.lo ^ (uint64(object) << 48)) & slots_mask; }
-
 // From other bits of the hash than home_of's.
 uint64 fingerprint_of(const sketch::Hash128& h) { return h.hi & 0xFFFFFFFF00000000ull; }
 
 uint32 item_of(uint64 slot) { return uint32(slot); }
 
+bool copied(const PendingObject& po, const sketch::Hash128& h) {
+    for (int c = po.ncopies; c-- > 0;)
+        if (po.copies[c].shape.contains(po.copies[c].bytes, h)) return true;
+    return false;
+}
+
+}  // namespace
+
+uint64 PendingAdds::home_of(uint32 object, const sketch::Hash128& h) const {
+    return mix(h.lo ^ (uint64(object) << 48)) & slots_mask_;
+}
+
 // The slot holding index+1 of an item equal to (object, h), or of a free one.
-uint64 probe(uint32 object, const sketch::Hash128& h) {
+uint64 PendingAdds::probe(uint32 object, const sketch::Hash128& h) const {
     const uint64 fp = fingerprint_of(h);
-    for (uint64 s = home_of(object, h);; s = (s + 1) & slots_mask) {
-        const uint64 v = slots[s];
+    for (uint64 s = home_of(object, h);; s = (s + 1) & slots_mask_) {
+        const uint64 v = slots_[s];
         if (v == 0) return s;
         if ((v & 0xFFFFFFFF00000000ull) != fp) continue;
-        const PendingItem& it = items[item_of(v) - 1];
+        const PendingItem& it = items_[item_of(v) - 1];
         if (it.object == object && it.h == h) return s;
     }
 }
 
-void index_item(int64 i) {
-    slots[probe(items[i].object, items[i].h)] = fingerprint_of(items[i].h) | uint64(i + 1);
-    items[i].level |= kIndexed;
-    indexed++;
+void PendingAdds::index_item(int64 i) {
+    slots_[probe(items_[i].object, items_[i].h)] = fingerprint_of(items_[i].h) | uint64(i + 1);
+    items_[i].indexed = true;
+    indexed_++;
 }
 
 // Makes the index anew, with room for `count` items: allocates it, calls
-// flag() (which may change which items are flagged kIndexed), and indexes
+// flag() (which may change which items are flagged indexed), and indexes
 // every flagged item. The allocation comes before anything changes (and the
 // old index goes after it): one that fails leaves all as it was, for a
 // subtransaction that catches the error.
 template <typename Flag>
-void reindex(int64 count, Flag flag) {
+void PendingAdds::reindex(int64 count, Flag flag) {
     uint64 n = 16;  // most transactions list a few items: the index grows with them
     while (uint64(count) * 2 > n) n *= 2;
     // in huge pages: a probe of a large index is also a TLB miss on 4 KiB ones
     auto* fresh = static_cast<uint64*>(alloc_large(TopTransactionContext, n * sizeof(uint64)));
     flag();
-    if (slots != nullptr) pfree(slots);
-    slots = fresh;
-    memset(slots, 0, n * sizeof(uint64));
-    slots_mask = n - 1;
-    indexed = 0;
+    if (slots_ != nullptr) pfree(slots_);
+    slots_ = fresh;
+    memset(slots_, 0, n * sizeof(uint64));
+    slots_mask_ = n - 1;
+    indexed_ = 0;
     // Each item goes to a random slot: start loading one some items ahead.
     constexpr int64 kAhead = 16;
-    for (int64 i = 0; i < pending_items; ++i) {
-        if (i + kAhead < pending_items)
-            __builtin_prefetch(&slots[home_of(items[i + kAhead].object, items[i + kAhead].h)], 1);
-        if (items[i].level & kIndexed) index_item(i);
+    for (int64 i = 0; i < nitems_; ++i) {
+        if (i + kAhead < nitems_)
+            __builtin_prefetch(&slots_[home_of(items_[i + kAhead].object, items_[i + kAhead].h)], 1);
+        if (items_[i].indexed) index_item(i);
     }
 }
 
 // The index of an item of (object, h) in the list, or -1.
-int64 find(uint32 object, const sketch::Hash128& h) {
-    if (slots == nullptr) return -1;
-    const uint64 v = slots[probe(object, h)];
+int64 PendingAdds::find(uint32 object, const sketch::Hash128& h) const {
+    if (slots_ == nullptr) return -1;
+    const uint64 v = slots_[probe(object, h)];
     return v == 0 ? -1 : int64(item_of(v)) - 1;
-}
-
-bool copied(const PendingObject& po, const sketch::Hash128& h) {
-    for (int c = po.ncopies; c-- > 0;)
-        if (po.copies[c].shape.contains(po.copies[c].bytes, h)) return true;
-    return false;
 }
 
 // After a rollback to a savepoint dropped items of the object's copies: the
@@ -108,18 +99,21 @@ bool copied(const PendingObject& po, const sketch::Hash128& h) {
 // copy may have been all that answered for one of them (a false positive of
 // the copy), and the transaction must still see its own adds once the copy
 // is gone; one equal to an indexed item stays out (an item is indexed once).
-void give_up_copies(uint32 o) {
-    PendingObject& po = objects[o];
-    const auto unindexed = [&](int64 i) { return items[i].object == o && !(items[i].level & kIndexed); };
+void PendingAdds::give_up_copies(uint32 o) {
+    PendingObject& po = objects_[o];
+    const auto unindexed = [&](int64 i) { return items_[i].object == o && !items_[i].indexed; };
     int64 n = 0;
-    for (int64 i = 0; i < pending_items; ++i) n += unindexed(i);
-    reindex(indexed + n, [&] {
-        for (int64 i = 0; i < pending_items; ++i)
-            if (items[i].object == o && (items[i].level & kCopied)) items[i].level = (items[i].level & ~kCopied) | kIndexed;
+    for (int64 i = 0; i < nitems_; ++i) n += unindexed(i);
+    reindex(indexed_ + n, [&] {
+        for (int64 i = 0; i < nitems_; ++i)
+            if (items_[i].object == o && items_[i].copied) {
+                items_[i].copied = false;
+                items_[i].indexed = true;
+            }
     });
     // (the index has room for them all: no allocation, nothing raises)
-    for (int64 i = 0; i < pending_items; ++i)
-        if (unindexed(i) && find(o, items[i].h) < 0) index_item(i);
+    for (int64 i = 0; i < nitems_; ++i)
+        if (unindexed(i) && find(o, items_[i].h) < 0) index_item(i);
     for (int c = 0; c < po.ncopies; ++c) pfree(po.copies[c].bytes);
     po.ncopies = 0;
     po.copies_stale = false;
@@ -127,8 +121,8 @@ void give_up_copies(uint32 o) {
 }
 
 // The copy of the sub-filter the object's items are listed for.
-PendingCopy* make_copy(uint32 o) {
-    PendingObject& po = objects[o];
+PendingCopy* PendingAdds::make_copy(uint32 o) {
+    PendingObject& po = objects_[o];
     if (po.copies == nullptr)
         po.copies = static_cast<PendingCopy*>(
             MemoryContextAlloc(TopTransactionContext, sketch::shared::kMaxSubfilters * sizeof(PendingCopy)));
@@ -143,12 +137,13 @@ PendingCopy* make_copy(uint32 o) {
 // Moves the last n items listed for the copy's sub-filter (the object's last
 // n indexed items without a key lock) from the index to the copy, so that
 // lookups need not probe a large index beside it.
-void move_to_copy(uint32 o, PendingCopy* copy, int64 n) {
-    reindex(indexed - n, [&] {
-        for (int64 i = pending_items; n > 0 && i-- > 0;) {
-            PendingItem& it = items[i];
-            if (it.object != o || (it.level & (kIndexed | kKeyLocked)) != kIndexed) continue;
-            it.level = (it.level & ~kIndexed) | kCopied;
+void PendingAdds::move_to_copy(uint32 o, PendingCopy* copy, int64 n) {
+    reindex(indexed_ - n, [&] {
+        for (int64 i = nitems_; n > 0 && i-- > 0;) {
+            PendingItem& it = items_[i];
+            if (it.object != o || !it.indexed || it.key_locked) continue;
+            it.indexed = false;
+            it.copied = true;
             copy->shape.add(copy->bytes, it.h);
             copy->items++;
             n--;
@@ -156,66 +151,79 @@ void move_to_copy(uint32 o, PendingCopy* copy, int64 n) {
     });
 }
 
-}  // namespace
-
 // Removes item i from the index (backward-shift deletion keeps every
 // remaining item reachable from its home slot).
-void unindex_item(int64 i) {
-    uint64 s = probe(items[i].object, items[i].h);
-    slots[s] = 0;
-    indexed--;
-    for (uint64 next = (s + 1) & slots_mask; slots[next] != 0; next = (next + 1) & slots_mask) {
-        const PendingItem& it = items[item_of(slots[next]) - 1];
+void PendingAdds::unindex_item(int64 i) {
+    uint64 s = probe(items_[i].object, items_[i].h);
+    slots_[s] = 0;
+    indexed_--;
+    for (uint64 next = (s + 1) & slots_mask_; slots_[next] != 0; next = (next + 1) & slots_mask_) {
+        const PendingItem& it = items_[item_of(slots_[next]) - 1];
         const uint64 home = home_of(it.object, it.h);
         // Move it into the hole when the hole lies cyclically in [home, next).
-        if (((next - home) & slots_mask) >= ((next - s) & slots_mask)) {
-            slots[s] = slots[next];
-            slots[next] = 0;
+        if (((next - home) & slots_mask_) >= ((next - s) & slots_mask_)) {
+            slots_[s] = slots_[next];
+            slots_[next] = 0;
             s = next;
         }
     }
 }
 
-void append(uint32 object, const sketch::Hash128& h, uint32 flags) {
-    if (pending_items == items_capacity) {
-        const int64 n = items_capacity == 0 ? 16 : items_capacity * 2;
+void PendingAdds::append(uint32 object, const sketch::Hash128& h, const Listing& how) {
+    if (nitems_ == items_capacity_) {
+        const int64 n = items_capacity_ == 0 ? 16 : items_capacity_ * 2;
         const Size bytes = Size(n) * sizeof(PendingItem);
-        items = static_cast<PendingItem*>(items == nullptr ? MemoryContextAllocHuge(TopTransactionContext, bytes)
-                                                           : repalloc_huge(items, bytes));
-        items_capacity = n;
+        items_ = static_cast<PendingItem*>(items_ == nullptr ? MemoryContextAllocHuge(TopTransactionContext, bytes)
+                                                             : repalloc_huge(items_, bytes));
+        items_capacity_ = n;
     }
-    if ((flags & kIndexed) && uint64(indexed + 1) * 2 > slots_mask + 1) reindex(indexed + 1, [] {});
-    const int64 i = pending_items++;
-    items[i] = PendingItem{h, object, uint32(GetCurrentTransactionNestLevel()) | (flags & (kKeyLocked | kReserved | kCopied))};
-    if (flags & kIndexed) index_item(i);
-    if (flags & kKeyLocked) objects[object].key_locks++;
+    if (how.indexed && uint64(indexed_ + 1) * 2 > slots_mask_ + 1) reindex(indexed_ + 1, [] {});
+    const int64 i = nitems_++;
+    PendingItem& it = items_[i];
+    it.h = h;
+    it.object = object;
+    it.level = uint32(GetCurrentTransactionNestLevel());
+    it.key_locked = how.key_locked;
+    it.indexed = false;  // index_item sets it
+    it.reserved = how.reserved;
+    it.copied = how.copied;
+    if (how.indexed) index_item(i);
+    if (how.key_locked) objects_[object].key_locks++;
 }
 
-void forget_all() {
-    items = nullptr;
-    items_capacity = 0;
-    objects = nullptr;
-    nobjects = 0;
-    objects_capacity = 0;
-    slots = nullptr;
-    slots_mask = 0;
-    indexed = 0;
-    pending_items = 0;
+void PendingAdds::drop_last() {
+    const int64 i = nitems_ - 1;
+    if (items_[i].indexed) unindex_item(i);
+    nitems_--;
 }
 
-int find_object(const Entry* e) {
-    for (int i = 0; i < nobjects; ++i)
-        if (objects[i].entry == e && objects[i].file_id == e->file_id) return i;
+void PendingAdds::forget_all() { *this = PendingAdds(); }
+
+int PendingAdds::find_object(const Entry* e) const {
+    for (int i = 0; i < nobjects_; ++i)
+        if (objects_[i].entry == e && objects_[i].file_id == e->file_id) return i;
     return -1;
 }
 
-bool has_pending(uint32 o, const sketch::Hash128& h) {
-    if (objects[o].copies_stale) give_up_copies(o);
-    return find(o, h) >= 0 || copied(objects[o], h);
+uint32 PendingAdds::add_object(Entry* e, const AddOps& ops) {
+    if (nobjects_ == objects_capacity_) {
+        const int n = objects_capacity_ == 0 ? 4 : objects_capacity_ * 2;
+        objects_ = static_cast<PendingObject*>(
+            objects_ == nullptr ? MemoryContextAlloc(TopTransactionContext, n * sizeof(PendingObject))
+                                : repalloc(objects_, n * sizeof(PendingObject)));
+        objects_capacity_ = n;
+    }
+    new (&objects_[nobjects_]) PendingObject(e, ops);
+    return uint32(nobjects_++);
 }
 
-PendingCopy* copy_for(uint32 o, uint64 position) {
-    PendingObject& po = objects[o];
+bool PendingAdds::has_pending(uint32 o, const sketch::Hash128& h) {
+    if (objects_[o].copies_stale) give_up_copies(o);
+    return find(o, h) >= 0 || copied(objects_[o], h);
+}
+
+PendingCopy* PendingAdds::copy_for(uint32 o, uint64 position) {
+    PendingObject& po = objects_[o];
     if (po.no_copies) return nullptr;
     const Entry* e = po.entry;
     // The count published in the header, not the one this backend maps:
@@ -227,7 +235,8 @@ PendingCopy* copy_for(uint32 o, uint64 position) {
     for (int c = po.ncopies; c-- > 0;)
         if (po.copies[c].sub == sub) return &po.copies[c];
     if (po.listed == 0 || po.listed_for.sub != sub) {
-        PendingCopy next{sub, 0, {}, nullptr, 0};
+        PendingCopy next;
+        next.sub = sub;
         po.ops.copy_of(e, sub, &next.shape, &next.offset);  // may raise: nothing changed yet
         po.listed_for = next;
         po.listed = 0;
@@ -238,7 +247,7 @@ PendingCopy* copy_for(uint32 o, uint64 position) {
     return copy;
 }
 
-bool copies_mergeable(const PendingObject& po) {
+bool PendingAdds::copies_mergeable(const PendingObject& po) {
     if (po.ncopies == 0 || po.copies_stale) return false;
     for (int c = 0; c < po.ncopies; ++c)
         if (po.copies[c].sub >= po.entry->map.subfilters) return false;
@@ -248,7 +257,7 @@ bool copies_mergeable(const PendingObject& po) {
 // At commit: the copies into the object. Returns the items they held (every
 // one took room: it was new when added, and no other transaction adds new
 // items while this one overflows).
-uint64 merge_copies(Entry* e, const PendingObject& po) {
+uint64 PendingAdds::merge_copies(Entry* e, const PendingObject& po) {
     uint64 items_held = 0;
     for (int c = 0; c < po.ncopies; ++c) {
         const PendingCopy& copy = po.copies[c];
@@ -259,12 +268,11 @@ uint64 merge_copies(Entry* e, const PendingObject& po) {
     return items_held;
 }
 
-void prefetch(uint32 o, const sketch::Hash128& h) {
-    if (slots != nullptr) __builtin_prefetch(&slots[home_of(o, h)]);
-    const PendingObject& po = objects[o];
+void PendingAdds::prefetch(uint32 o, const sketch::Hash128& h) const {
+    if (slots_ != nullptr) __builtin_prefetch(&slots_[home_of(o, h)]);
+    const PendingObject& po = objects_[o];
     if (po.ncopies > 0) po.copies[po.ncopies - 1].shape.prefetch(po.copies[po.ncopies - 1].bytes, h);
 }
 
-}  // namespace pending
 }  // namespace shared
 }  // namespace sketch_pg

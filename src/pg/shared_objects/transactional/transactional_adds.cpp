@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "shared_objects/transactional/lock_classes.hpp"
 #include "shared_objects/transactional/object_adders.hpp"
 #include "shared_objects/transactional/pending_list.hpp"
 #include "shared_objects/registry/registry_internal.hpp"
@@ -21,24 +22,15 @@ extern "C" {
 namespace sketch_pg {
 namespace shared {
 
-int64 pending_items = 0;
-
 namespace {
 
-using namespace pending;
-
-// Lock tags: advisory tags with classes of their own (pg_advisory_lock uses
-// 1 and 2), shown in pg_locks as locktype 'advisory' with objsubid 21320 (a
-// key) or 21334 (an object's overflowing transaction); 21327 is the
-// object's (object_adders.cpp).
-constexpr uint16 kKeyClass = 21320;
-constexpr uint16 kOverflowClass = 21334;
+// The current transaction's pending adds.
+PendingAdds pending;
 
 bool callbacks_registered = false;  // and the planner hook
 
 void key_tag(LOCKTAG* tag, uint64 file_id, const sketch::Hash128& h) {
-    const uint64 k = mix(h.lo ^ mix(file_id));
-    SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, uint32(k >> 32), uint32(k), kKeyClass);
+    set_lock_tag(tag, mix(h.lo ^ mix(file_id)), LockClass::key);
 }
 
 // At commit: each object's items, in batches, to its filter. Nothing here
@@ -72,8 +64,8 @@ void apply_all() {
     HOLD_INTERRUPTS();
     constexpr int kBatch = 256;
     sketch::Hash128 batch[kBatch];
-    for (int o = 0; o < nobjects; ++o) {
-        PendingObject& po = objects[o];
+    for (int o = 0; o < pending.object_count(); ++o) {
+        PendingObject& po = pending.object(uint32(o));
         Entry* e = po.entry;
         if (!same_object(po) ||
             (sketch::shared::load_flags(e->map.header()) & (sketch::shared::kFrozen | sketch::shared::kDropped))) {
@@ -83,11 +75,12 @@ void apply_all() {
         int n = 0;
         uint64 used = 0;
         follow_growth_quietly(e);
-        const bool merge = copies_mergeable(po);
-        if (merge) used += merge_copies(e, po);
-        for (int64 i = 0; i < pending_items; ++i) {
-            if (items[i].object != uint32(o) || (merge && (items[i].level & kCopied))) continue;
-            batch[n++] = items[i].h;
+        const bool merge = PendingAdds::copies_mergeable(po);
+        if (merge) used += PendingAdds::merge_copies(e, po);
+        for (int64 i = 0; i < pending.item_count(); ++i) {
+            const PendingItem& it = pending.item(i);
+            if (it.object != uint32(o) || (merge && it.copied)) continue;
+            batch[n++] = it.h;
             if (n == kBatch) {
                 used += apply_batch(e, po, batch, n);
                 n = 0;
@@ -109,17 +102,17 @@ void end_overflow(PendingObject& po) {
 
 // At the end of the transaction: the overflows and the adders' slots.
 void end_objects() {
-    for (int o = 0; o < nobjects; ++o) {
-        end_overflow(objects[o]);
-        leave_object(objects[o]);
+    for (int o = 0; o < pending.object_count(); ++o) {
+        end_overflow(pending.object(uint32(o)));
+        leave_object(pending.object(uint32(o)));
     }
 }
 
 void xact_callback(XactEvent event, void*) {
-    if (nobjects == 0) return;
+    if (pending.object_count() == 0) return;
     switch (event) {
         case XACT_EVENT_PRE_PREPARE:
-            if (pending_items == 0) break;
+            if (pending.item_count() == 0) break;
             ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                             errmsg("cannot PREPARE a transaction that has added to shared objects transactionally"),
                             errhint("Add with transactional => false, or commit without PREPARE.")));
@@ -127,16 +120,17 @@ void xact_callback(XactEvent event, void*) {
         case XACT_EVENT_COMMIT:
             apply_all();
             end_objects();
-            forget_all();
+            pending.forget_all();
             break;
         case XACT_EVENT_ABORT:
-            for (int o = 0; o < nobjects; ++o) give_back(objects[o], objects[o].reserved);
+            for (int o = 0; o < pending.object_count(); ++o)
+                give_back(pending.object(uint32(o)), pending.object(uint32(o)).reserved);
             end_objects();
-            forget_all();
+            pending.forget_all();
             break;
         case XACT_EVENT_PREPARE:
             end_objects();
-            forget_all();
+            pending.forget_all();
             break;
         default: break;
     }
@@ -146,38 +140,40 @@ void xact_callback(XactEvent event, void*) {
 // suffix of the list: levels never decrease along it) and PostgreSQL lets go
 // of the locks they took; a subtransaction's commit hands both to its parent.
 void subxact_callback(SubXactEvent event, SubTransactionId, SubTransactionId, void*) {
-    if (nobjects == 0) return;
+    if (pending.object_count() == 0) return;
     const uint32 level = uint32(GetCurrentTransactionNestLevel());
     if (event == SUBXACT_EVENT_ABORT_SUB) {
-        while (pending_items > 0 && (items[pending_items - 1].level & kLevelMask) >= level) {
-            const int64 i = pending_items - 1;
-            if (items[i].level & kIndexed) unindex_item(i);
-            if (items[i].level & kCopied) objects[items[i].object].copies_stale = true;
+        while (pending.item_count() > 0 && pending.item(pending.item_count() - 1).level >= level) {
+            const PendingItem& it = pending.item(pending.item_count() - 1);
+            PendingObject& po = pending.object(it.object);
+            if (it.copied) po.copies_stale = true;
             // (the items listed in a row for a sub-filter are counted anew)
-            if ((items[i].level & (kIndexed | kKeyLocked)) == kIndexed) objects[items[i].object].listed = 0;
-            if (items[i].level & kKeyLocked) objects[items[i].object].key_locks--;
-            if (items[i].level & kReserved) give_back(objects[items[i].object], 1);
-            pending_items--;
+            if (it.indexed && !it.key_locked) po.listed = 0;
+            if (it.key_locked) po.key_locks--;
+            if (it.reserved) give_back(po, 1);
+            pending.drop_last();
         }
-        for (int o = 0; o < nobjects; ++o) {
+        for (int o = 0; o < pending.object_count(); ++o) {
+            PendingObject& po = pending.object(uint32(o));
             // The level that entered rolls back with every add of the
             // transaction to the object (they were all made since), as
             // PostgreSQL lets go of the object's lock if it entered by that:
             // it empties its slot too, or a freeze or drop would wait for the
             // rest of a transaction that has nothing pending there, and meet
             // it in deadlocks the lock never made.
-            if (uint32(objects[o].adder_level) >= level) {
-                leave_object(objects[o]);
-                objects[o].adder_level = 0;
+            if (uint32(po.adder_level) >= level) {
+                leave_object(po);
+                po.adder_level = 0;
             }
-            if (uint32(objects[o].overflow_level) >= level) end_overflow(objects[o]);
+            if (uint32(po.overflow_level) >= level) end_overflow(po);
         }
     } else if (event == SUBXACT_EVENT_COMMIT_SUB) {
-        for (int64 i = pending_items - 1; i >= 0 && (items[i].level & kLevelMask) == level; --i)
-            items[i].level = (items[i].level & ~kLevelMask) | (level - 1);
-        for (int o = 0; o < nobjects; ++o) {
-            if (uint32(objects[o].adder_level) == level) objects[o].adder_level = int(level - 1);
-            if (uint32(objects[o].overflow_level) == level) objects[o].overflow_level = int(level - 1);
+        for (int64 i = pending.item_count() - 1; i >= 0 && pending.item(i).level == level; --i)
+            pending.item(i).level = level - 1;
+        for (int o = 0; o < pending.object_count(); ++o) {
+            PendingObject& po = pending.object(uint32(o));
+            if (uint32(po.adder_level) == level) po.adder_level = int(level - 1);
+            if (uint32(po.overflow_level) == level) po.overflow_level = int(level - 1);
         }
     }
 }
@@ -188,13 +184,13 @@ planner_hook_type previous_planner = nullptr;
 // worker's lookups could not see the transaction's own adds.
 PlannedStmt* plan_serially_while_pending(Query* parse, const char* query_string, int cursor_options,
                                          ParamListInfo params) {
-    if (pending_items != 0) cursor_options &= ~CURSOR_OPT_PARALLEL_OK;
+    if (pending.item_count() != 0) cursor_options &= ~CURSOR_OPT_PARALLEL_OK;
     return previous_planner != nullptr ? previous_planner(parse, query_string, cursor_options, params)
                                        : standard_planner(parse, query_string, cursor_options, params);
 }
 
 uint32 object_for(Entry* e, const AddOps& ops) {
-    const int found = find_object(e);
+    const int found = pending.find_object(e);
     if (found >= 0) return uint32(found);
     if (!callbacks_registered) {
         RegisterXactCallback(xact_callback, nullptr);
@@ -203,40 +199,36 @@ uint32 object_for(Entry* e, const AddOps& ops) {
         planner_hook = plan_serially_while_pending;
         callbacks_registered = true;
     }
-    if (nobjects == objects_capacity) {
-        const int n = objects_capacity == 0 ? 4 : objects_capacity * 2;
-        objects = static_cast<PendingObject*>(
-            objects == nullptr ? MemoryContextAlloc(TopTransactionContext, n * sizeof(PendingObject))
-                               : repalloc(objects, n * sizeof(PendingObject)));
-        objects_capacity = n;
-    }
-    objects[nobjects] = PendingObject{e, e->file_id, ops, 0, 0, 0, 0, nullptr, 0, nullptr, 0, 0, PendingCopy{}, false, false};
-    return uint32(nobjects++);
+    return pending.add_object(e, ops);
 }
 
 // Reserves room in the object for an add (a new item's, or any of a counting
 // filter's) before it is listed: a full fixed-size object refuses it with
-// 53400. Returns the item's flag.
-uint32 reserve_for(uint32 object, bool fresh) {
-    PendingObject& po = objects[object];
-    if (!fresh && !po.ops.every_add_takes_room) return 0;
+// 53400. Returns whether it did.
+bool reserve_for(uint32 object, bool fresh) {
+    PendingObject& po = pending.object(object);
+    if (!fresh && !po.ops.every_add_takes_room) return false;
     reserve_room(po.entry, po.ops.series(po.entry), 1);
     po.reserved++;
-    return kReserved;
+    return true;
 }
 
 // A new item of an overflowing transaction: into the copy of the sub-filter
 // its room was reserved in, or the index.
 void list_overflowing(uint32 o, const sketch::Hash128& h) {
-    PendingObject& po = objects[o];
+    PendingObject& po = pending.object(o);
     const uint64 position = reserve_room(po.entry, po.ops.series(po.entry), 1);
     po.reserved++;
-    PendingCopy* copy = copy_for(o, position);
+    Listing how;
+    how.reserved = true;
+    PendingCopy* copy = pending.copy_for(o, position);
     if (copy == nullptr) {
-        append(o, h, kIndexed | kReserved);
+        how.indexed = true;
+        pending.append(o, h, how);
         return;
     }
-    append(o, h, kCopied | kReserved);
+    how.copied = true;
+    pending.append(o, h, how);
     copy->shape.add(copy->bytes, h);
     copy->items++;
 }
@@ -244,15 +236,15 @@ void list_overflowing(uint32 o, const sketch::Hash128& h) {
 // An add of an item the filter or this transaction already holds: applied
 // at commit all the same (AddOps), not indexed.
 bool seen(uint32 object, const sketch::Hash128& h) {
-    append(object, h, reserve_for(object, false));
+    Listing how;
+    how.reserved = reserve_for(object, false);
+    pending.append(object, h, how);
     return false;
 }
 
 // The tag of the lock a transaction takes exclusively while it overflows
 // (adds without key locks).
-void overflow_tag(LOCKTAG* tag, uint64 file_id) {
-    SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, uint32(file_id >> 32), uint32(file_id), kOverflowClass);
-}
+void overflow_tag(LOCKTAG* tag, uint64 file_id) { set_lock_tag(tag, file_id, LockClass::overflow); }
 
 // Past its key locks, a transaction goes on without them: it takes the
 // object's overflow lock (after any transaction overflowing before it has
@@ -261,7 +253,7 @@ void overflow_tag(LOCKTAG* tag, uint64 file_id) {
 // the key locks other transactions held when it took the overflow lock (later
 // ones see it and let go of theirs), listed once here.
 void begin_overflow(uint32 o) {
-    PendingObject& po = objects[o];
+    PendingObject& po = pending.object(o);
     LOCKTAG tag;
     overflow_tag(&tag, po.file_id);
     // Counted before the wait (an error in it ends the (sub)transaction,
@@ -277,9 +269,8 @@ void begin_overflow(uint32 o) {
         MemoryContextAllocHuge(TopTransactionContext, Size(Max(data->nelements, 1)) * sizeof(uint64)));
     for (int i = 0; i < data->nelements; ++i) {
         const LockInstanceData& l = data->locks[i];
-        if (l.locktag.locktag_type == LOCKTAG_ADVISORY && l.locktag.locktag_field4 == kKeyClass &&
-            l.locktag.locktag_field1 == MyDatabaseId && l.pid != MyProcPid && l.holdMask != 0)
-            po.others_keys[n++] = (uint64(l.locktag.locktag_field2) << 32) | l.locktag.locktag_field3;
+        if (is_lock_of(l.locktag, LockClass::key) && l.pid != MyProcPid && l.holdMask != 0)
+            po.others_keys[n++] = lock_tag_id(l.locktag);
     }
     std::sort(po.others_keys, po.others_keys + n);
     po.nothers_keys = n;
@@ -294,21 +285,21 @@ void begin_overflow(uint32 o) {
 // lock the other holds. An object the transaction barely added to is left
 // alone, so that its other adders do not wait for the load to end.
 void begin_overflows() {
-    uint32* order = static_cast<uint32*>(palloc(sizeof(uint32) * nobjects));
+    uint32* order = static_cast<uint32*>(palloc(sizeof(uint32) * pending.object_count()));
     int n = 0;
-    for (int o = 0; o < nobjects; ++o) {
-        const PendingObject& po = objects[o];
+    for (int o = 0; o < pending.object_count(); ++o) {
+        const PendingObject& po = pending.object(uint32(o));
         if (po.overflow_level == 0 && po.key_locks >= kKeyLocksPerObject / 2 && same_object(po))
             order[n++] = uint32(o);
     }
-    std::sort(order, order + n, [](uint32 a, uint32 b) { return objects[a].file_id < objects[b].file_id; });
+    std::sort(order, order + n,
+              [](uint32 a, uint32 b) { return pending.object(a).file_id < pending.object(b).file_id; });
     for (int i = 0; i < n; ++i) begin_overflow(order[i]);
     pfree(order);
 }
 
 bool key_locked_by_others(const PendingObject& po, const LOCKTAG& key) {
-    const uint64 k = (uint64(key.locktag_field2) << 32) | key.locktag_field3;
-    return std::binary_search(po.others_keys, po.others_keys + po.nothers_keys, k);
+    return std::binary_search(po.others_keys, po.others_keys + po.nothers_keys, lock_tag_id(key));
 }
 
 // With the item's key lock held: when a transaction overflows the object
@@ -341,9 +332,9 @@ bool add_in_transaction(Entry* e, const sketch::Hash128& h, const Lookup& commit
                         errmsg("cannot add to shared object \"%s\" transactionally during a parallel operation",
                                e->name)));
     const uint32 o = object_for(e, ops);
-    enter_object(o);
-    if (has_pending(o, h) || committed(h)) return seen(o, h);
-    PendingObject& po = objects[o];
+    PendingObject& po = pending.object(o);
+    enter_object(po);
+    if (pending.has_pending(o, h) || committed(h)) return seen(o, h);
     if (po.overflow_level == 0 && po.key_locks >= kKeyLocksPerObject) {
         begin_overflows();
         if (committed(h)) return seen(o, h);  // an overflowing transaction waited for committed it
@@ -369,18 +360,32 @@ bool add_in_transaction(Entry* e, const sketch::Hash128& h, const Lookup& commit
         LockRelease(&key, ExclusiveLock, false);
         return seen(o, h);
     }
-    append(o, h, kIndexed | kKeyLocked | reserve_for(o, true));
+    Listing how;
+    how.indexed = true;
+    how.key_locked = true;
+    how.reserved = reserve_for(o, true);
+    pending.append(o, h, how);
     return true;
 }
 
-bool pending_in_transaction_slow(const Entry* e, const sketch::Hash128& h) {
-    const int o = find_object(e);
-    return o >= 0 && has_pending(uint32(o), h);
+bool pending_in_transaction(const Entry* e, const sketch::Hash128& h) {
+    if (pending.item_count() == 0) return false;
+    const int o = pending.find_object(e);
+    return o >= 0 && pending.has_pending(uint32(o), h);
 }
 
-void prefetch_pending_slow(const Entry* e, const sketch::Hash128& h) {
-    const int o = find_object(e);
-    if (o >= 0) pending::prefetch(uint32(o), h);
+void prefetch_pending(const Entry* e, const sketch::Hash128& h) {
+    if (pending.item_count() == 0) return;
+    const int o = pending.find_object(e);
+    if (o >= 0) pending.prefetch(uint32(o), h);
+}
+
+void refuse_freeze_after_adds(const Entry* e) {
+    const int o = pending.find_object(e);
+    if (o >= 0 && pending.object(uint32(o)).adder_level != 0)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("cannot freeze shared object \"%s\": this transaction has added to it", e->name),
+                        errhint("Freeze it in a transaction of its own.")));
 }
 
 }  // namespace shared

@@ -86,18 +86,11 @@ bool add_in_transaction(Entry* e, const sketch::Hash128& h, const Lookup& commit
 
 // Whether this transaction has a pending add of h to e (a transaction sees
 // its own adds).
-extern int64 pending_items;
-bool pending_in_transaction_slow(const Entry* e, const sketch::Hash128& h);
-inline bool pending_in_transaction(const Entry* e, const sketch::Hash128& h) {
-    return pending_items != 0 && pending_in_transaction_slow(e, h);
-}
+bool pending_in_transaction(const Entry* e, const sketch::Hash128& h);
 // Starts loading the slot of this transaction's index that an add or lookup
 // of h in e will read (the prefetching scan calls it for upcoming rows: in a
 // large transaction the index is far larger than the caches).
-void prefetch_pending_slow(const Entry* e, const sketch::Hash128& h);
-inline void prefetch_pending(const Entry* e, const sketch::Hash128& h) {
-    if (pending_items != 0) prefetch_pending_slow(e, h);
-}
+void prefetch_pending(const Entry* e, const sketch::Hash128& h);
 
 // The `transactional` argument of an add (true when absent).
 inline bool transactional_arg(FunctionCallInfo fcinfo, int argno) {
