@@ -32,8 +32,8 @@ extern uint64 local_epoch;  // bumped by this backend's catalog changes
 // The server run a file's lock words must belong to, and that writes the
 // files of new objects (see its definition).
 uint64 server_run();
-// The slot of a kind this build knows, else -1.
-int kind_slot(uint32 kind);
+// The description of a kind's geometry; nullptr for a kind the face does
+// not register (register_pg_kind).
 Describer describer_for(uint32 kind);
 
 // The folder of every database's objects, relative to the data directory,

@@ -475,7 +475,7 @@ void attach_object(const char* name, const char* from) {
     refuse_in_read_only("attach", name);
     sh::FileHeader h = guarded([&] { return sh::read_header(from, name, 0); });
     refuse_attach_in_place(name, from);
-    if (kind_slot(h.kind) < 0)
+    if (describer_for(h.kind) == nullptr)
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
                         errmsg("file \"%s\" holds a kind of object this build cannot attach", from)));
     char path[MAXPGPATH];

@@ -53,18 +53,9 @@ uint64 check_round = 1;  // see check_file
 TimestampTz round_statement = 0;  // the statement in which the round began
 bool callbacks_registered = false;
 
-Describer describers[4];
+Describer describers[sh::kKinds];  // by sh::kind_slot
 
 }  // namespace
-
-int kind_slot(uint32 kind) {
-    switch (kind) {
-        case uint32(sh::Kind::bloom): return 1;
-        case uint32(sh::Kind::cbf): return 2;
-        case uint32(sh::Kind::reservoir): return 3;
-        default: return -1;
-    }
-}
 
 std::string db_folder(Oid db) { return std::string(kObjectsFolder) + "/" + std::to_string(db); }
 
@@ -279,14 +270,12 @@ void check_kind(const Entry* e, uint32 kind) {
 // when the library is loaded, before any call.
 void register_pg_kind(sh::Kind kind, sh::GeometryValidator validator, Describer describe,
                       sh::LockWordsReset reset_lock_words, sh::GrownPayload grown_payload) {
-    const int s = kind_slot(uint32(kind));
-    if (s < 0) return;
-    describers[s] = describe;
+    describers[sh::kind_slot(uint32(kind))] = describe;
     sh::register_kind(kind, validator, reset_lock_words, grown_payload);
 }
 
 Describer describer_for(uint32 kind) {
-    int s = kind_slot(kind);
+    const int s = sh::kind_slot(kind);
     return s < 0 ? nullptr : describers[s];
 }
 

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "guard.hpp"
-#include "shared_objects/registry/shared_registry.hpp"
+#include "shared_objects/registry/registry_internal.hpp"
 #include "shared_objects/transactional/transactional_adds.hpp"
 
 extern "C" {
@@ -20,15 +20,6 @@ namespace ss = sketch_pg::shared;
 using sketch_pg::capture;
 using sketch_pg::guarded;
 using sketch_pg::PendingError;
-
-namespace sketch_pg {
-namespace shared {
-bool drop_object(const char* name, bool missing_ok);
-void change_grant(const char* name, Oid role, const char* privilege, bool grant);
-void attach_object(const char* name, const char* from);
-Describer describer_for(uint32 kind);
-}  // namespace shared
-}  // namespace sketch_pg
 
 namespace {
 
