@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "guard.hpp"
+#include "jsonb_object.hpp"
 #include "module.hpp"
 
 extern "C" {
@@ -277,6 +278,15 @@ void register_pg_kind(sh::Kind kind, sh::GeometryValidator validator, Describer 
 Describer describer_for(uint32 kind) {
     const int s = sh::kind_slot(kind);
     return s < 0 ? nullptr : describers[s];
+}
+
+void add_file_stats(const Entry* e, JsonbObject* json) {
+    json->number("ops", uint64(sh::load_ops(e->map.header())));
+    json->number("bytes", uint64(e->map.size));
+    json->number("mmap_size", uint64(e->map.size));
+    json->boolean("frozen", is_frozen(e));
+    json->boolean("readonly", e->readonly);
+    json->number("lock_recoveries", uint32(e->map.lock().recoveries()));
 }
 
 void object_path(const char* name, char* out, size_t outlen) {

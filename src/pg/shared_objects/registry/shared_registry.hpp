@@ -30,6 +30,9 @@ extern "C" {
 }
 
 namespace sketch_pg {
+
+class JsonbObject;
+
 namespace shared {
 
 enum Right : uint8_t { kRead = 1, kWrite = 2, kOwn = 4 };
@@ -308,6 +311,10 @@ void take_image(Entry* e);
 // _PG_init; the extension's event trigger loads the library before every
 // DROP that can reach it).
 void watch_extension_drop();
+
+// Adds what every kind's stats show of the object's file to json: ops,
+// bytes, mmap_size, frozen, readonly, lock_recoveries.
+void add_file_stats(const Entry* e, JsonbObject* json);
 
 // The relative path (from the data directory) of an object's file.
 void object_path(const char* name, char* out, size_t outlen);

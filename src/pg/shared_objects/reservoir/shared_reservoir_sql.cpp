@@ -15,6 +15,7 @@
 #include "reservoir/reservoir.hpp"
 #include "reservoir/shared_reservoir.hpp"
 #include "guard.hpp"
+#include "jsonb_object.hpp"
 #include "shared_objects/registry/shared_registry.hpp"
 #include "shared_objects/reservoir/shared_reservoir_internal.hpp"
 #include "types/reservoir_value.hpp"
@@ -27,7 +28,6 @@ extern "C" {
 #include "parser/parse_type.h"
 #include "utils/array.h"
 #include "utils/float.h"
-#include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
@@ -449,13 +449,14 @@ SKETCH_FUNCTION(shared_reservoir_stats) {
     const sr::Geometry& g = v.geometry();
     Copy c = read_state(e, false);
     const uint64 replays = __atomic_load_n(&v.control()->recoveries, __ATOMIC_RELAXED);
-    char* json = psprintf(
-        "{\"k\": %u, \"item_size\": %u, \"weighted\": %s, \"count\": %llu, \"seen\": %llu, \"stored\": %llu, "
-        "\"ops\": %llu, \"bytes\": %llu, \"mmap_size\": %llu, \"frozen\": %s, \"readonly\": %s, "
-        "\"lock_recoveries\": %u, \"journal_replays\": %llu}",
-        g.k, g.item_size, g.weighted ? "true" : "false", (unsigned long long)c.count, (unsigned long long)c.seen,
-        (unsigned long long)c.stored, (unsigned long long)sh::load_ops(e->map.header()),
-        (unsigned long long)e->map.size, (unsigned long long)e->map.size, ss::is_frozen(e) ? "true" : "false",
-        e->readonly ? "true" : "false", e->map.lock().recoveries(), (unsigned long long)replays);
-    PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
+    sketch_pg::JsonbObject json;
+    json.number("k", uint32(g.k));
+    json.number("item_size", uint32(g.item_size));
+    json.boolean("weighted", g.weighted);
+    json.number("count", uint64(c.count));
+    json.number("seen", uint64(c.seen));
+    json.number("stored", uint64(c.stored));
+    json.number("journal_replays", uint64(replays));
+    ss::add_file_stats(e, &json);
+    PG_RETURN_DATUM(json.finish());
 }
