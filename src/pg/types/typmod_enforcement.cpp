@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "guard.hpp"
+#include "layout_name.hpp"
 #include "memory/detoast_into.hpp"
 #include "typmod_encoding.hpp"
 #include "types/bloom_sql_internal.hpp"
@@ -41,7 +42,7 @@ void fix_bloom(int32 typmod, Fixed* f) {
     const std::string layout = m.has_layout() ? sb::format_layout(smod::layout_at(m.layout)) : std::string();
     f->bloom = bloom_sql::geometry_of(int64_t(m.n()), m.fpr(), m.has_layout() ? layout.c_str() : nullptr);
     snprintf(f->type, sizeof f->type, "bloom%s", smod::format_modifier(m).c_str());
-    snprintf(f->layout, sizeof f->layout, "%s", sb::format_layout(f->bloom.layout).c_str());
+    strlcpy(f->layout, layout_name(f->bloom.layout).text, sizeof f->layout);
 }
 
 void fix_cbf(int32 typmod, Fixed* f) {
@@ -51,12 +52,11 @@ void fix_cbf(int32 typmod, Fixed* f) {
 }
 
 [[noreturn]] void bloom_mismatch(const Fixed& f, const sb::Geometry& g) {
-    char layout[96];
-    guarded([&] { snprintf(layout, sizeof layout, "%s", sb::format_layout(g.layout).c_str()); });
+    const LayoutName layout = layout_name(g.layout);
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("bloom filter does not fit type %s", f.type),
                     errdetail("The type holds %s filters of %" PRIu64 " bits; the value is a %s filter of %" PRIu64 " bits.",
-                              f.layout, f.bloom.bits(), layout, g.bits()),
+                              f.layout, f.bloom.bits(), layout.text, g.bits()),
                     errhint("bloom_empty and bloom_agg make filters of the type from the same n, fpr and layout.")));
     pg_unreachable();
 }

@@ -113,16 +113,14 @@ struct BloomKind : KindBase<sh::Kind::bloom, sbf::Subfilter, sbf::Description, f
     static void check_mergeable(const ss::Entry* e, const Value& v) {
         const sbf::Geometry p = sketch_pg::guarded([&] { return stored(e); });
         if (!(v.g != p.g) && v.seed == p.seed) return;
-        char theirs[64], ours[64];
-        layout_name([&] { return sb::format_layout(v.g.layout); }, theirs);
-        layout_name([&] { return sb::format_layout(p.g.layout); }, ours);
+        const LayoutName theirs = layout_name(v.g.layout), ours = layout_name(p.g.layout);
         const double first_fpr = sh::subfilter_fpr(p.series(), 0);
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("cannot merge a bloom filter into shared object \"%s\" of another layout, size or seed",
                                e->name),
                         errdetail("The value is %s of %llu bits with seed %lld; the object is %s of %llu bits with "
                                   "seed %lld.",
-                                  theirs, (unsigned long long)v.g.bits(), (long long)v.seed, ours,
+                                  theirs.text, (unsigned long long)v.g.bits(), (long long)v.seed, ours.text,
                                   (unsigned long long)p.g.bits(), (long long)p.seed),
                         sbf::grows(p) ? errhint("The object scales: its first sub-filter is sized for fpr %g, half "
                                                 "the %g asked for (bloom_empty(%llu, %g, ...)).",
@@ -145,7 +143,6 @@ struct BloomKind : KindBase<sh::Kind::bloom, sbf::Subfilter, sbf::Description, f
     }
 
     static constexpr auto describe_geometry = sbf::describe;
-    static std::string layout_text(const Description& d) { return d.layout; }
     static constexpr auto validate = sbf::validate;
     static constexpr auto grown_payload = sbf::grown_payload;
 
@@ -185,15 +182,13 @@ SKETCH_FUNCTION(shared_bloom_stats) {
         r.fpr = sh::combined_fpr(rates, subs.count);
         return r;
     });
-    char layout[64];
-    layout_name([&] { return sb::format_layout(p.g.layout); }, layout);
     sketch_pg::JsonbObject json;
     json.number("k", uint32(p.g.layout.k));
     json.number("kp", uint32(p.g.layout.kp));
     json.number("capacity_bits", uint64(f.bits));
     json.number("bits_set", uint64(f.set));
     json.number("seed", int64(p.seed));
-    const FilterStats common{layout, p.n, psprintf("%.15g", p.fpr), psprintf("%.6g", double(f.set) / double(f.bits)),
+    const FilterStats common{layout_name(p.g.layout).text, p.n, psprintf("%.15g", p.fpr), psprintf("%.6g", double(f.set) / double(f.bits)),
                                  psprintf("%.0f", f.est), psprintf("%.6g", f.fpr), p.expansion, subs.count};
     PG_RETURN_DATUM(finish_stats(e, common, &json));
 }

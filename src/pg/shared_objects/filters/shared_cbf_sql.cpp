@@ -89,13 +89,11 @@ struct CbfKind : KindBase<sh::Kind::cbf, scf::Subfilter, scf::Description, true>
     }
     static void check_mergeable(const ss::Entry* e, const Value& other) {
         const Geometry g = geometry(e);
-        char ours[64], theirs[64];
-        layout_name([&] { return cbf::format_layout(cbf::layout_of(g)); }, ours);
-        layout_name([&] { return cbf::format_layout(cbf::layout_of(other.g)); }, theirs);
+        const LayoutName ours = layout_name(cbf::layout_of(g)), theirs = layout_name(cbf::layout_of(other.g));
         if (g.scheme != other.g.scheme)
             ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                            errmsg("cannot merge a cbf of layout %s into shared object \"%s\" (layout %s)", theirs,
-                                   e->name, ours),
+                            errmsg("cannot merge a cbf of layout %s into shared object \"%s\" (layout %s)",
+                                   theirs.text, e->name, ours.text),
                             errhint("Both must have the same layout, capacity and fpr.")));
         if (!g.compatible(other.g) && g.m == other.g.m && g.k == other.g.k)
             ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -111,7 +109,7 @@ struct CbfKind : KindBase<sh::Kind::cbf, scf::Subfilter, scf::Description, true>
                             s.scaling() ? errhint("The object scales: its first sub-filter is sized for fpr %g, half "
                                                   "the %g asked for. Build the value with cbf_empty(%llu, %g%s%s%s).",
                                                   g.fpr, s.fpr, (unsigned long long)g.capacity, g.fpr,
-                                                  g.blocked() ? ", '" : "", g.blocked() ? ours : "",
+                                                  g.blocked() ? ", '" : "", g.blocked() ? ours.text : "",
                                                   g.blocked() ? "'" : "")
                                         : errhint("Both must be created with the same capacity and fpr.")));
         }
@@ -139,7 +137,6 @@ struct CbfKind : KindBase<sh::Kind::cbf, scf::Subfilter, scf::Description, true>
     }
 
     static constexpr auto describe_geometry = scf::describe;
-    static std::string layout_text(const Description& d) { return cbf::format_layout(d.layout); }
     static constexpr auto validate = scf::validate;
     static constexpr auto grown_payload = scf::grown_payload;
 
@@ -239,14 +236,12 @@ SKETCH_FUNCTION(shared_cbf_stats) {
         estimate += cbf::estimate_count(f.g(i), set_i);
         rates[i] = cbf::fill_fpr(f.g(i), f.bits(i), set_i);
     }
-    char layout[64];
-    layout_name([&] { return cbf::format_layout(cbf::layout_of(g)); }, layout);
     sketch_pg::JsonbObject json;
     json.number("counters", uint64(m));
     json.number("hashes", uint32(g.k));
     json.number("counters_set", uint64(set));
     json.number("saturated", uint64(saturated));
-    const FilterStats common{layout, g.capacity, float8out_internal(s.fpr),
+    const FilterStats common{layout_name(cbf::layout_of(g)).text, g.capacity, float8out_internal(s.fpr),
                                  float8out_internal(double(set) / double(m)), psprintf("%lld", std::llround(estimate)),
                                  float8out_internal(sh::combined_fpr(rates, f.count)), s.expansion, f.count};
     PG_RETURN_DATUM(finish_stats(e, common, &json));

@@ -24,7 +24,7 @@
 //   create(name, g, expansion, n, fpr, from, if_not_exists)
 //   read_value(fcinfo, argno), check_mergeable(e, v), merge_into(e, v)
 //   check_snapshot(e), new_value(e, &payload, &bytes)
-//   describe_geometry(blob, len, &d), layout_text(d)   for the view
+//   describe_geometry(blob, len, &d)   for the view
 //   validate, grown_payload  the core's functions for the kind's files
 //   target(params, sub, bits, target)   a prefetching scan's target
 //
@@ -44,23 +44,15 @@
 #include "shared_objects/transactional/transactional_adds.hpp"
 #include "array_items.hpp"
 #include "jsonb_object.hpp"
+#include "layout_name.hpp"
 
 namespace sketch_pg {
 namespace shared_filter {
 
 namespace sh = sketch::shared;
 namespace ss = sketch_pg::shared;
-
-// A layout's name, as format() gives it, in a buffer: no C++ string is alive
-// when an error is raised after. "?" when it cannot be formatted.
-template <typename Format>
-void layout_name(Format format, char (&out)[64]) noexcept {
-    try {
-        strlcpy(out, format().c_str(), sizeof out);
-    } catch (...) {
-        strlcpy(out, "?", sizeof out);
-    }
-}
+using sketch_pg::layout_name;
+using sketch_pg::LayoutName;
 
 // The start of a kind's traits: the kind; its sub-filters (.g, .offset)
 // and the description of its geometry; whether every add counts (a counting
@@ -422,7 +414,7 @@ void describe(const uint8_t* blob, uint32_t len, ss::GeometryInfo* out) {
     out->capacity = int64(d.capacity);
     out->fpr = d.fpr;
     out->expansion = int32(d.expansion);
-    layout_name([&] { return K::layout_text(d); }, out->layout);
+    strlcpy(out->layout, layout_name(d.layout).text, sizeof out->layout);
     out->m = int64(d.m);
     out->k = int32(d.k);
 }
