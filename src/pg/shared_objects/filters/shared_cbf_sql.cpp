@@ -183,9 +183,8 @@ SKETCH_FUNCTION(shared_cbf_count_of) {
 }
 
 SKETCH_FUNCTION(shared_cbf_remove) {
-    ss::Entry* e = ss::open_unless_null(fcinfo, kCbf, ss::kWrite);
+    ss::Entry* e = open_to_change<CbfKind>(fcinfo);
     if (e == nullptr) PG_RETURN_NULL();
-    ss::check_mutable(e);
     ss::check_object_items(fcinfo, e, 1, sketch_pg::ItemUse::lookup, false, nullptr);
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, geometry(e).seed);
     bool removed = false;

@@ -257,6 +257,16 @@ bool create_from_args(FunctionCallInfo fcinfo, int layout_arg, bool if_not_exist
 
 // ---- the SQL functions ----
 
+// The object of argument 0 for a change by an item or value (ss::
+// open_unless_null: nullptr when an argument is NULL), refused if it is
+// frozen or read-only, or the transaction is read-only.
+template <typename K>
+ss::Entry* open_to_change(FunctionCallInfo fcinfo) {
+    ss::Entry* e = ss::open_unless_null(fcinfo, kind_of<K>(), ss::kWrite);
+    if (e != nullptr) ss::check_mutable(e);
+    return e;
+}
+
 // create(name, capacity, fpr [, layout, expansion])
 template <typename K>
 Datum create(FunctionCallInfo fcinfo) {
@@ -290,9 +300,8 @@ Datum create_from(FunctionCallInfo fcinfo) {
 // add(name, item [, transactional])
 template <typename K>
 Datum add(FunctionCallInfo fcinfo) {
-    ss::Entry* e = ss::open_unless_null(fcinfo, kind_of<K>(), ss::kWrite);
+    ss::Entry* e = open_to_change<K>(fcinfo);
     if (e == nullptr) PG_RETURN_NULL();
-    ss::check_mutable(e);
     ss::check_object_items(fcinfo, e, 1, ItemUse::add, false, K::kWords.add_many);
     const typename K::Params p = guarded([&] { return K::params(e); });
     const sketch::Hash128 h = ss::hash_arg(fcinfo, 1, p.seed);
@@ -305,9 +314,8 @@ Datum add(FunctionCallInfo fcinfo) {
 // add_many(name, items [, transactional]): how many were probably new.
 template <typename K>
 Datum add_many(FunctionCallInfo fcinfo) {
-    ss::Entry* e = ss::open_unless_null(fcinfo, kind_of<K>(), ss::kWrite);
+    ss::Entry* e = open_to_change<K>(fcinfo);
     if (e == nullptr) PG_RETURN_NULL();
-    ss::check_mutable(e);
     ss::check_object_items(fcinfo, e, 1, ItemUse::add, true, nullptr);
     const typename K::Params p = guarded([&] { return K::params(e); });
     int count;
@@ -370,9 +378,8 @@ Datum clear(FunctionCallInfo fcinfo) {
 // and the same geometry.
 template <typename K>
 Datum merge(FunctionCallInfo fcinfo) {
-    ss::Entry* e = ss::open_unless_null(fcinfo, kind_of<K>(), ss::kWrite);
+    ss::Entry* e = open_to_change<K>(fcinfo);
     if (e == nullptr) PG_RETURN_NULL();
-    ss::check_mutable(e);
     const typename K::Value v = K::read_value(fcinfo, 1);
     refuse_grown<K>(e, e->map.subfilters, K::kWords.merge_what);
     K::check_mergeable(e, v);
