@@ -132,9 +132,10 @@ bool contains(const Filters<K>& f, const sketch::Hash128& h) {
 }
 
 // An add under the item's stripe into sub-filter `into`, new only when no
-// sub-filter has the item. A kind that counts every add adds an item some
-// older sub-filter has there, where its first add went (or where it was a
-// false positive then), so that a remove knows where to take it from.
+// sub-filter has the item. A kind that counts every add puts an item that
+// another sub-filter has into the oldest such one, where its first add went
+// (or where it was a false positive then), so that a remove knows where to
+// take it from.
 template <typename K>
 bool add_atomic(const Filters<K>& f, uint32_t into, const sketch::Hash128& h) {
     for (uint32_t i = 0; i < f.count; ++i)
