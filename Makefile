@@ -16,7 +16,7 @@ CORE_SRCS    = $(sort $(wildcard src/core/*.cpp src/core/*/*.cpp))
 CORE_HDRS    = $(wildcard src/core/*.hpp src/core/*/*.hpp)
 CORE_OBJS    = $(CORE_SRCS:.cpp=.o)
 CORE_LIB     = src/core/libsketchcore.a
-PG_SRCS      = $(sort $(wildcard src/pg/*.cpp src/pg/*/*.cpp))
+PG_SRCS      = $(sort $(wildcard src/pg/*.cpp src/pg/*/*.cpp src/pg/*/*/*.cpp))
 OBJS         = $(PG_SRCS:.cpp=.o)
 
 # The install script of this version is assembled from one piece per
@@ -35,7 +35,7 @@ REGRESS_OPTS = --load-extension=$(EXTENSION)
 PG_CONFIG   ?= pg_config
 PG_CXXFLAGS  = -std=c++17 -fno-omit-frame-pointer -fno-semantic-interposition -Wno-register
 # The face names core headers by their folder ("bloom/bloom.hpp") and its own
-# likewise ("shared_objects/shared_registry.hpp").
+# likewise ("shared_objects/registry/shared_registry.hpp").
 PG_CPPFLAGS  = -Isrc/core -Isrc/pg
 # -Bsymbolic-functions: the library's calls to its own functions bind at link
 # time, not through the PLT (an indirect jump per call on the per-row paths).

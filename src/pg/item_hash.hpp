@@ -69,5 +69,5 @@ bool hashes_by_output(Oid typid);
 }  // namespace sketch_pg
 
 // hash_row_item (prefetch/row_digest.hpp): for the callers that include only
-// this header (shared_objects/shared_registry.hpp).
+// this header (shared_objects/registry/shared_registry.hpp).
 #include "prefetch/row_digest.hpp"

@@ -8,7 +8,7 @@
 #include "pg.hpp"
 #include "memory/reusable_memory.hpp"
 #include "prefetch/prefetch.hpp"
-#include "shared_objects/shared_registry.hpp"
+#include "shared_objects/registry/shared_registry.hpp"
 
 extern "C" {
 #include "utils/guc.h"

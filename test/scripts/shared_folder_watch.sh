@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The folder watch (src/pg/shared_objects/folder_watch.hpp) lets a backend's
+# The folder watch (src/pg/shared_objects/registry/folder_watch.hpp) lets a backend's
 # check of a mapped file skip its fstat while no file of the database's
 # folder changed. The folder itself can go and come back under a running
 # backend: DROP EXTENSION removes it with the last file, and the next create

@@ -238,9 +238,10 @@ struct Driver {
     // Fetch: prefetch each subarray as soon as its address is known, before
     // its bits are derived, as Boost.Bloom does on every probe. The one-item
     // calls of one subarray per item ask for it: on a filter beyond the
-    // caches, where each call waits on a miss, they measured faster with it.
-    // classic<K>'s do not: there the K prefetches cost its insert more than
-    // they saved. The batch loops do not: their window has prefetched the
+    // caches each call waits on a miss, which the early fetch overlaps with
+    // the bit derivation. classic<K>'s do not: its K independent loads
+    // already overlap one another, and K prefetches on top only add
+    // instructions. The batch loops do not: their window has prefetched the
     // item already.
     // s by value: the byte stores could alias the caller's span, which would
     // make every subarray reload its fields.

@@ -25,7 +25,7 @@
 // reader first calls recover() (or checks pending()).
 //
 // Locking is the caller's: every View method that changes the payload runs
-// with Control::mutex held (see src/pg/shared_reservoir_sql.cpp).
+// with Control::mutex held (see src/pg/shared_objects/reservoir/shared_reservoir_sql.cpp).
 //
 // Nothing here throws except make_geometry / check_geometry; the rest runs
 // under the mutex and is noexcept.

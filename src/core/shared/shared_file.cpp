@@ -26,22 +26,40 @@
 namespace sketch {
 namespace shared {
 
-GeometryValidator validators[5];
-
 namespace {
 
-LockWordsReset lock_words_resets[5];
+// The kinds this build knows, in kind_slot's order, with what each
+// registered (register_kind).
+struct KindEntry {
+    Kind kind;
+    const char* name;
+    GeometryValidator validator;
+    LockWordsReset reset_lock_words;
+    GrownPayload grown_payload;
+};
+KindEntry kinds[kKinds] = {
+    {Kind::bloom, "bloom", nullptr, nullptr, nullptr},
+    {Kind::cbf, "cbf", nullptr, nullptr, nullptr},
+    {Kind::reservoir, "reservoir", nullptr, nullptr, nullptr},
+    {Kind::test, "test", nullptr, nullptr, nullptr},
+};
 
 }  // namespace
 
-int kind_index(uint32_t kind) {
-    switch (kind) {
-        case uint32_t(Kind::bloom): return 1;
-        case uint32_t(Kind::cbf): return 2;
-        case uint32_t(Kind::test): return 3;
-        case uint32_t(Kind::reservoir): return 4;
-        default: return -1;
-    }
+int kind_slot(uint32_t kind) {
+    for (int i = 0; i < kKinds; ++i)
+        if (uint32_t(kinds[i].kind) == kind) return i;
+    return -1;
+}
+
+GeometryValidator validator_of(uint32_t kind) {
+    const int s = kind_slot(kind);
+    return s < 0 ? nullptr : kinds[s].validator;
+}
+
+GrownPayload grown_payload_of_kind(uint32_t kind) {
+    const int s = kind_slot(kind);
+    return s < 0 ? nullptr : kinds[s].grown_payload;
 }
 
 std::string errstr(int err) { return std::strerror(err); }
@@ -141,8 +159,8 @@ void validate(const FileHeader& h, const uint8_t* raw, uint64_t size, const std:
     if (h.checksum != header_checksum(h))
         fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" has a damaged header (checksum mismatch)", p,
              label);
-    const int ki = kind_index(h.kind);
-    if (ki < 0 || validators[ki] == nullptr)
+    const GeometryValidator validator = validator_of(h.kind);
+    if (validator == nullptr)
         fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" holds an unknown kind of object (%u)", p, label,
              h.kind);
     if (expected_kind != 0 && h.kind != expected_kind)
@@ -151,7 +169,7 @@ void validate(const FileHeader& h, const uint8_t* raw, uint64_t size, const std:
     if (h.header_bytes != kHeaderBytes || h.payload_offset != kHeaderBytes || h.geometry_len > kGeometryBytes ||
         h.payload_bytes > kMaxPayloadBytes || h.total_bytes != h.payload_offset + h.payload_bytes)
         fail(Errc::corrupted, "file \"%s\" of shared object \"%s\" has an inconsistent header", p, label);
-    validators[ki](label, h.geometry, h.geometry_len, h.payload_bytes);
+    validator(label, h.geometry, h.geometry_len, h.payload_bytes);
     // Mutable, so outside the checksum, but only ever set to a word a build
     // writes: any other (an unknown code, a built-in type's oid past those
     // initdb fixes) is damage, refused here rather than by every later use.
@@ -200,21 +218,16 @@ FileHeader read_and_validate(int fd, uint64_t size, const std::string& path, con
 }
 
 const char* kind_name(uint32_t kind) {
-    switch (kind) {
-        case uint32_t(Kind::bloom): return "bloom";
-        case uint32_t(Kind::cbf): return "cbf";
-        case uint32_t(Kind::reservoir): return "reservoir";
-        case uint32_t(Kind::test): return "test";
-        default: return nullptr;
-    }
+    const int s = kind_slot(kind);
+    return s < 0 ? nullptr : kinds[s].name;
 }
 
 void register_kind(Kind kind, GeometryValidator validator, LockWordsReset reset_lock_words,
                    GrownPayload grown_payload) {
-    const int ki = kind_index(uint32_t(kind));
-    validators[ki] = validator;
-    lock_words_resets[ki] = reset_lock_words;
-    grown_payloads[ki] = grown_payload;
+    KindEntry& k = kinds[kind_slot(uint32_t(kind))];
+    k.validator = validator;
+    k.reset_lock_words = reset_lock_words;
+    k.grown_payload = grown_payload;
 }
 
 uint64_t header_checksum(const FileHeader& h) {
@@ -317,7 +330,7 @@ void adopt_lock(int fd, const Mapping& m, uint64_t run, const char* label) {
         std::memset(m.base + kAdderSlotsOffset, 0, kAdderSlots * sizeof(uint32_t));
         std::memset(m.slots(), 0, kReaderSlots * sizeof(uint32_t));
         std::memset(m.base + kStripesOffset, 0, kItemStripes * sizeof(uint32_t));
-        if (LockWordsReset reset = lock_words_resets[kind_index(h->kind)]) reset(m.payload());
+        if (LockWordsReset reset = kinds[kind_slot(h->kind)].reset_lock_words) reset(m.payload());
         __atomic_store_n(&h->lock_run, run, __ATOMIC_RELEASE);
     }
     flock(fd, LOCK_UN);

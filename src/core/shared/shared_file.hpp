@@ -48,6 +48,11 @@ constexpr uint64_t file_bytes(uint64_t payload_bytes) { return kHeaderBytes + pa
 
 enum class Kind : uint32_t { bloom = 1, cbf = 2, reservoir = 3, test = 99 };
 const char* kind_name(uint32_t kind);  // "bloom", "cbf", "reservoir", "test" or nullptr
+// The kinds' one numbering, 0 to kKinds - 1, for tables by kind (the core's
+// registrations, the face's descriptions); -1 for a kind this build does
+// not know.
+constexpr int kKinds = 4;
+int kind_slot(uint32_t kind);
 
 enum Flag : uint32_t {
     kFrozen = 1,   // sealed: immutable, read without locking

@@ -170,14 +170,14 @@ void give_back_payload(int fd, uint64_t size) noexcept {
 // The kind, geometry and size of a new object, checked before anything is
 // touched.
 void check_spec(const char* label, const CreateSpec& spec) {
-    const int ki = kind_index(uint32_t(spec.kind));
-    if (ki < 0 || validators[ki] == nullptr) fail(Errc::internal, "unknown shared object kind %u", uint32_t(spec.kind));
+    const GeometryValidator validator = validator_of(uint32_t(spec.kind));
+    if (validator == nullptr) fail(Errc::internal, "unknown shared object kind %u", uint32_t(spec.kind));
     if (spec.geometry_len > kGeometryBytes) fail(Errc::internal, "geometry too large");
     if (std::max(spec.payload_bytes, spec.grown_payload_bytes) > kMaxPayloadBytes)
         fail(Errc::program_limit, "shared object \"%s\" would need %llu bytes; the limit is %llu", label,
              (unsigned long long)std::max(spec.payload_bytes, spec.grown_payload_bytes),
              (unsigned long long)kMaxPayloadBytes);
-    validators[ki](label, spec.geometry, spec.geometry_len, spec.payload_bytes);
+    validator(label, spec.geometry, spec.geometry_len, spec.payload_bytes);
 }
 
 // Replaces the orphan at the path (a valid object file no committed object

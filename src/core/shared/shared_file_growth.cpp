@@ -13,8 +13,6 @@
 namespace sketch {
 namespace shared {
 
-GrownPayload grown_payloads[5];
-
 namespace {
 
 uint32_t published(const FileHeader& h) { return h.subfilters == 0 ? 1 : h.subfilters; }
@@ -22,7 +20,7 @@ uint32_t published(const FileHeader& h) { return h.subfilters == 0 ? 1 : h.subfi
 }  // namespace
 
 GrownPayload grown_payload_of(const FileHeader& h) {
-    const GrownPayload grown = grown_payloads[kind_index(h.kind)];
+    const GrownPayload grown = grown_payload_of_kind(h.kind);
     return grown != nullptr && grown(h.geometry, h.geometry_len, 1) != 0 ? grown : nullptr;
 }
 

@@ -11,12 +11,10 @@
 namespace sketch {
 namespace shared {
 
-// The geometry validators of the registered kinds, by kind_index.
-extern GeometryValidator validators[5];
-// The growth functions of the registered kinds that grow, by kind_index.
-extern GrownPayload grown_payloads[5];
-// The slot of a kind in the kinds' tables, -1 for an unknown kind.
-int kind_index(uint32_t kind);
+// What a kind registered (register_kind): its geometry validator, and its
+// growth function if it grows; nullptr for a kind unknown or not registered.
+GeometryValidator validator_of(uint32_t kind);
+GrownPayload grown_payload_of_kind(uint32_t kind);
 
 // Closes a descriptor on scope exit unless released.
 struct Fd {

@@ -30,8 +30,8 @@ enum class PrefetchKind : uint8 { bloom_value, cbf_value, shared_bloom, shared_c
 void register_prefetchable(const char* symbol, PrefetchKind kind, uint8 need = 0);
 void register_bloom_prefetchables();         // types/bloom_sql.cpp
 void register_cbf_prefetchables();           // types/cbf_sql.cpp
-void register_shared_bloom_prefetchables();  // shared_objects/shared_bloom_sql.cpp
-void register_shared_cbf_prefetchables();    // shared_objects/shared_cbf_sql.cpp
+void register_shared_bloom_prefetchables();  // shared_objects/filters/shared_bloom_sql.cpp
+void register_shared_cbf_prefetchables();    // shared_objects/filters/shared_cbf_sql.cpp
 
 namespace shared {
 struct Entry;

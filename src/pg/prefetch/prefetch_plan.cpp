@@ -8,7 +8,7 @@
 #include "pg.hpp"
 #include "prefetch/prefetch.hpp"
 #include "prefetch/prefetch_scan.hpp"
-#include "shared_objects/shared_registry.hpp"
+#include "shared_objects/registry/shared_registry.hpp"
 
 extern "C" {
 #include "access/heapam.h"

@@ -9,8 +9,8 @@
 #include "pg.hpp"
 #include "prefetch/prefetch.hpp"
 #include "prefetch/prefetch_scan.hpp"
-#include "shared_objects/shared_registry.hpp"
-#include "shared_objects/transactional_adds.hpp"
+#include "shared_objects/registry/shared_registry.hpp"
+#include "shared_objects/transactional/transactional_adds.hpp"
 
 extern "C" {
 #include "access/detoast.h"

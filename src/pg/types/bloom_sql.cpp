@@ -17,9 +17,10 @@
 #include "memory/huge_pages.hpp"
 #include "prefetch/prefetch.hpp"
 #include "types/fetched_filters.hpp"
-#include "types/type_modifiers.hpp"
+#include "types/typmod_enforcement.hpp"
 #include "item_hash.hpp"
 #include "item_types.hpp"
+#include "layout_name.hpp"
 #include "array_items.hpp"
 
 extern "C" {
@@ -49,17 +50,6 @@ struct varlena* bloom_value_new(const sb::Geometry& g, uint64_t seed, sketch::It
 using namespace sketch_pg;
 
 namespace sketch_pg::bloom_sql {
-
-struct LayoutName {
-    char text[96];
-};
-static LayoutName layout_name(const sb::Layout& l) {
-    return guarded([&] {
-        LayoutName n;
-        snprintf(n.text, sizeof n.text, "%s", sb::format_layout(l).c_str());
-        return n;
-    });
-}
 
 // The header of a detoasted value, checked against its length; throws
 // (corrupted) saying what is wrong.

@@ -14,9 +14,10 @@
 #include "memory/detoast_into.hpp"
 #include "prefetch/prefetch.hpp"
 #include "types/fetched_filters.hpp"
-#include "types/type_modifiers.hpp"
+#include "types/typmod_enforcement.hpp"
 #include "item_hash.hpp"
 #include "item_types.hpp"
+#include "layout_name.hpp"
 #include "array_items.hpp"
 
 extern "C" {
@@ -127,7 +128,7 @@ sketch::Hash128 item_hash(FunctionCallInfo fcinfo, CallCache* cache, int argno, 
     if (a.scheme != b.scheme)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("cbf layout mismatch: cannot merge a filter of layout %s with one of layout %s",
-                               cbf::format_layout(cbf::layout_of(a)).c_str(), cbf::format_layout(cbf::layout_of(b)).c_str()),
+                               layout_name(cbf::layout_of(a)).text, layout_name(cbf::layout_of(b)).text),
                         errhint("Only filters created with the same capacity, fpr and layout can be merged.")));
     if (a.m == b.m && a.k == b.k)  // the seed differs (input accepts one scheme only)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -397,7 +398,7 @@ SKETCH_FUNCTION(cbf_stats) {
         "{\"layout\": \"%s\", \"capacity\": %llu, \"fp_rate\": %s, \"counters\": %llu, \"hashes\": %u, "
         "\"counters_set\": %llu, \"count\": %lld, \"fill_ratio\": %s, \"estimated_fpr\": %s, \"saturated\": %llu, "
         "\"bytes\": %zu}",
-        cbf::format_layout(cbf::layout_of(view.g)).c_str(), static_cast<unsigned long long>(view.g.capacity), fpr, static_cast<unsigned long long>(view.g.m), view.g.k,
+        sketch_pg::layout_name(cbf::layout_of(view.g)).text, static_cast<unsigned long long>(view.g.capacity), fpr, static_cast<unsigned long long>(view.g.m), view.g.k,
         static_cast<unsigned long long>(set), static_cast<long long>(std::llround(estimate)), fill, estimated_fpr,
         static_cast<unsigned long long>(saturated), cbf::value_bytes(view.g));
     PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(json)));
