@@ -6,10 +6,26 @@
 set -euo pipefail
 
 SKETCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# PG_MAJOR=15 (the default): the system's PostgreSQL, Debian's packages.
+# Another major (18): built from Debian's source package into a cache outside
+# the clone (scripts/pg_from_source.sh; the Debian suite that serves it is in
+# PG_SOURCE_SUITES), and the extension built for it in a copy of the sources,
+# .build-pgMAJOR (BUILD_ROOT), so that the two builds do not overwrite each
+# other's objects.
 PG_MAJOR=${PG_MAJOR:-15}
-PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
-export PG_CONFIG=${PG_CONFIG:-$PG_BIN/pg_config}
-[ -x "$PG_CONFIG" ] || PG_CONFIG=$(command -v pg_config || echo "$PG_BIN/pg_config")
+SYSTEM_MAJOR=15
+declare -A PG_SOURCE_SUITES=([18]=forky)
+BUILD_ROOT=$SKETCH_ROOT
+if [ "$PG_MAJOR" = "$SYSTEM_MAJOR" ]; then
+    PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
+    export PG_CONFIG=${PG_CONFIG:-$PG_BIN/pg_config}
+    [ -x "$PG_CONFIG" ] || PG_CONFIG=$(command -v pg_config || echo "$PG_BIN/pg_config")
+else
+    [ -n "${PG_SOURCE_SUITES[$PG_MAJOR]:-}" ] || { echo "PostgreSQL $PG_MAJOR: no Debian suite known to serve it" >&2; exit 1; }
+    PG_BIN=${SKETCH_PG_CACHE:-/var/cache/sketchshare}/pg$PG_MAJOR/bin
+    export PG_CONFIG=$PG_BIN/pg_config
+    BUILD_ROOT=$SKETCH_ROOT/.build-pg$PG_MAJOR
+fi
 
 # SKETCH_PG_SANDBOX=DIR installs the extension into a private copy of the
 # PostgreSQL installation under DIR and runs throwaway clusters from there, so
@@ -17,7 +33,7 @@ export PG_CONFIG=${PG_CONFIG:-$PG_BIN/pg_config}
 # libraries relative to its binaries). Unset: the system installation.
 SANDBOX=${SKETCH_PG_SANDBOX:-}
 if [ -n "$SANDBOX" ]; then
-    PG_BIN=$SANDBOX/usr/lib/postgresql/$PG_MAJOR/bin
+    PG_BIN=$SANDBOX$PG_BIN
 fi
 
 as_root() {
@@ -53,18 +69,41 @@ install_dependencies() {
     fi
 }
 
+# PostgreSQL PG_MAJOR, when it is not the system's: built once into its cache.
+build_postgres() {
+    [ "$PG_MAJOR" = "$SYSTEM_MAJOR" ] && return 0
+    [ -f "$(dirname "$(dirname "$PG_CONFIG")")/.built" ] && return 0
+    as_root env SKETCH_PG_CACHE="${SKETCH_PG_CACHE:-}" bash "$SKETCH_ROOT/scripts/pg_from_source.sh" "$PG_MAJOR" \
+        "${PG_SOURCE_SUITES[$PG_MAJOR]}" >/dev/null
+}
+
+# The sources, copied into BUILD_ROOT for another major's build: files keep
+# their times, so make rebuilds only what changed.
+sync_build_root() {
+    [ "$BUILD_ROOT" = "$SKETCH_ROOT" ] && return 0
+    mkdir -p "$BUILD_ROOT"
+    (cd "$SKETCH_ROOT" && git ls-files -z --cached --others --exclude-standard | tar --null -cf - -T -) |
+        tar -xf - -C "$BUILD_ROOT"
+}
+
 build_and_install() {
-    echo "== building sketchshare"
-    make -C "$SKETCH_ROOT" -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG"
+    echo "== building sketchshare for PostgreSQL $("$PG_CONFIG" --version | sed 's/^PostgreSQL //')"
+    sync_build_root
+    make -C "$BUILD_ROOT" -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG"
     if [ -n "$SANDBOX" ]; then
+        # PostgreSQL finds its files relative to its binaries: a copy of its
+        # installation (the folder above bindir, and sharedir) runs as well.
         if [ ! -x "$PG_BIN/postgres" ]; then
-            mkdir -p "$SANDBOX/usr/lib/postgresql" "$SANDBOX/usr/share/postgresql"
-            cp -a "/usr/lib/postgresql/$PG_MAJOR" "$SANDBOX/usr/lib/postgresql/"
-            cp -a "/usr/share/postgresql/$PG_MAJOR" "$SANDBOX/usr/share/postgresql/"
+            local dir
+            for dir in "$(dirname "$("$PG_CONFIG" --bindir)")" "$("$PG_CONFIG" --sharedir)"; do
+                [ -e "$SANDBOX$dir" ] && continue
+                mkdir -p "$SANDBOX$(dirname "$dir")"
+                cp -a "$dir" "$SANDBOX$(dirname "$dir")/"
+            done
         fi
-        make -C "$SKETCH_ROOT" -s install DESTDIR="$SANDBOX" PG_CONFIG="$PG_CONFIG" >/dev/null
+        make -C "$BUILD_ROOT" -s install DESTDIR="$SANDBOX" PG_CONFIG="$PG_CONFIG" >/dev/null
     else
-        as_root make -C "$SKETCH_ROOT" -s install PG_CONFIG="$PG_CONFIG" >/dev/null
+        as_root make -C "$BUILD_ROOT" -s install PG_CONFIG="$PG_CONFIG" >/dev/null
     fi
 }
 

@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Every test: core unit tests (plain, then under ASan+UBSan and TSan), the fuzz
 # targets, pg_regress (serial, then with forced parallel plans) against a
-# throwaway cluster, then the script tests in test/scripts.
-# Ends with "N passed, N failed" and exits non-zero on any failure.
+# throwaway cluster, then the script tests in test/scripts; all on the
+# system's PostgreSQL 15. Then the parts that involve PostgreSQL (pg_regress,
+# the script tests) again on each major in OTHER_MAJORS (18, built from
+# Debian's source package the first time: scripts/pg_from_source.sh); the
+# core's tests do not depend on PostgreSQL and run once.
+# Ends with "N passed, N failed" over everything, and exits non-zero on any
+# failure. SKETCH_TEST_PART=postgres: only the PostgreSQL parts, on PG_MAJOR.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+OTHER_MAJORS=(18)
 
 PASSED=0
 FAILED=0
@@ -143,39 +149,101 @@ start_debian_build() {
 }
 
 # The citus_* tests start a Citus cluster of their own, and run only where
-# Citus can be had.
+# Citus can be had: Citus 13.2 supports PostgreSQL 15 through 17.
 run_script_tests() {
     local t citus_missing
-    citus_missing=$(citus_available) || echo "== Citus tests skipped: $citus_missing"
+    if [ "$PG_MAJOR" -gt 17 ]; then
+        citus_missing="Citus 13.2 supports PostgreSQL 15-17, not $PG_MAJOR"
+    else
+        citus_missing=$(citus_available) || true
+    fi
+    [ -z "$citus_missing" ] || echo "== Citus tests skipped: $citus_missing"
     for t in "$SKETCH_ROOT"/test/scripts/*.sh; do
         [ -e "$t" ] || continue
         case $(basename "$t") in
             citus_*) [ -z "$citus_missing" ] || continue ;;
             debian_package.sh) continue ;;
+            pg_upgrade.sh) [ "$PG_MAJOR" != "$SYSTEM_MAJOR" ] || continue ;;  # from 15 to the major under test
         esac
         run_script_test "$t"
     done
+    [ -n "${DEB_PID:-}" ] || return 0
     echo "== waiting for the Debian package build"
     wait "$DEB_PID"
     SKETCH_DEB_BUILT=$DEB_DIR run_script_test "$SKETCH_ROOT/test/scripts/debian_package.sh"
 }
 
+# pg_regress twice (serial, then with forced parallel plans), then the script
+# tests, on a throwaway cluster of PG_MAJOR.
+run_postgres_parts() {
+    cluster_start own
+    run_regress serial
+    local parallel="-c $(force_parallel_guc)=regress -c parallel_setup_cost=0 -c parallel_tuple_cost=0"
+    parallel+=" -c min_parallel_table_scan_size=0 -c min_parallel_index_scan_size=0 -c max_parallel_workers_per_gather=2"
+    parallel+=" -c sketchshare.partial_state_page_cost=0"
+    run_regress parallel "$parallel"
+    run_script_tests
+    cluster_stop
+}
+
+# The other majors' PostgreSQL and extension builds start at once, niced, in
+# the CPU time that the tests on 15 leave; each major's tests wait for its build.
+declare -A OTHER_BUILD_PID=()
+start_other_builds() {
+    local major
+    for major in "${OTHER_MAJORS[@]}"; do
+        (env -u PG_CONFIG PG_MAJOR="$major" nice -n 19 bash -c \
+            "source '$SKETCH_ROOT/scripts/lib.sh'; build_postgres && build_and_install" >"$OUT/build-pg$major.log" 2>&1) &
+        OTHER_BUILD_PID[$major]=$!
+    done
+}
+
+# run_other_major MAJOR: this script's PostgreSQL parts on MAJOR, their
+# counts added to the tally.
+run_other_major() {
+    local major=$1 start=$SECONDS counts
+    echo "== PostgreSQL $major: waiting for its build (log: $OUT/build-pg$major.log)"
+    if ! wait "${OTHER_BUILD_PID[$major]}"; then
+        tail -30 "$OUT/build-pg$major.log"; echo "PostgreSQL $major: build FAILED"; tally 0 1; return
+    fi
+    echo "built in $((SECONDS - BUILDS_STARTED)) s from the start of the run"
+    env -u PG_CONFIG -u PGHOST -u PGPORT -u PGUSER -u PGDATABASE PG_MAJOR="$major" SKETCH_TEST_PART=postgres \
+        bash "$SKETCH_ROOT/scripts/test.sh" 2>&1 | tee "$OUT/pg$major.log" | sed "s/^/[pg$major] /"
+    counts=$(tail -1 "$OUT/pg$major.log")
+    if [[ $counts =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        tally "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+    else
+        tally 0 1
+    fi
+    echo "PostgreSQL $major: $counts in $((SECONDS - start)) s"
+}
+
+export SKETCH_ROOT
+if [ "${SKETCH_TEST_PART:-}" = postgres ]; then
+    export PATH=$PG_BIN:$PATH
+    build_postgres
+    build_and_install >/dev/null
+    run_postgres_parts
+    [ "$FAILED" -eq 0 ] && rm -rf "$OUT"
+    echo "$PASSED passed, $FAILED failed"
+    [ "$FAILED" -eq 0 ]
+    exit
+fi
+
 install_dependencies
 build_and_install
-export SKETCH_ROOT
+BUILDS_STARTED=$SECONDS
+start_other_builds
 start_debian_build
 run_unit_tests
 build_core_benchmarks
 run_sanitized asan
 run_sanitized tsan
 run_fuzzers
-cluster_start own
-run_regress serial
-PARALLEL="-c $(force_parallel_guc)=regress -c parallel_setup_cost=0 -c parallel_tuple_cost=0"
-PARALLEL+=" -c min_parallel_table_scan_size=0 -c min_parallel_index_scan_size=0 -c max_parallel_workers_per_gather=2"
-PARALLEL+=" -c sketchshare.partial_state_page_cost=0"
-run_regress parallel "$PARALLEL"
-run_script_tests
+START_15=$SECONDS
+run_postgres_parts
+echo "PostgreSQL $SYSTEM_MAJOR: $PASSED passed, $FAILED failed in $SECONDS s (the PostgreSQL parts: $((SECONDS - START_15)) s)"
+for major in "${OTHER_MAJORS[@]}"; do run_other_major "$major"; done
 [ "$FAILED" -eq 0 ] && rm -rf "$OUT"
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

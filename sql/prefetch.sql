@@ -684,7 +684,7 @@ FROM generate_series(1, 2) r, dq_two w ORDER BY r, w.k;
 CREATE FUNCTION pg_temp.prefetch_counts(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE line text;
 BEGIN
-    PERFORM set_config('force_parallel_mode', 'off', true);
+    PERFORM set_config('max_parallel_workers_per_gather', '0', true);  -- no parallel plan, not even a forced one
     FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
         IF line ~ '(Rows Read Ahead|Pages Read Ahead|Pages Paused|Filters Resolved):' THEN
             RETURN NEXT btrim(line);

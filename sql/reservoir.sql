@@ -80,7 +80,6 @@ SELECT x, array(SELECT unnest(s) ORDER BY 1) AS frame FROM (
 -- reproducible: with sketchshare.seed set, the same query over the same rows
 -- in a serial plan returns the same sample; another seed, another sample
 SET max_parallel_workers_per_gather = 0;
-SET force_parallel_mode = off;
 CREATE TEMP TABLE reservoir_runs (run text, g int, s bigint[], w bigint[]);
 INSERT INTO reservoir_runs
 SELECT 'a', x % 3, reservoir_sample(x, 5), reservoir_sample(x, 5, (x % 10 + 1)::float8)
@@ -110,7 +109,6 @@ SELECT count(DISTINCT (SELECT array_agg(v / 3 ORDER BY v / 3) FROM unnest(s) v))
 FROM reservoir_runs WHERE run = 'a';
 SET sketchshare.seed = 'regress';
 RESET max_parallel_workers_per_gather;
-RESET force_parallel_mode;
 
 -- Uniformity: 5 of 20 items over 3000 trials. Each item's inclusion count
 -- has mean 750 and variance 3000 p (1-p), p = 1/4; the counts of a trial sum

@@ -4,7 +4,6 @@
 -- or read from reused memory (holding other filters' bytes) are the same
 -- as from fresh memory.
 -- This backend's own memory is checked: no parallel workers.
-SET force_parallel_mode = off;
 SET max_parallel_workers_per_gather = 0;
 CREATE FUNCTION lazy_free_kb() RETURNS bigint LANGUAGE sql AS $$
     SELECT (regexp_match(pg_read_file('/proc/self/smaps_rollup'), 'LazyFree:\s+(\d+) kB'))[1]::bigint
@@ -56,7 +55,10 @@ SELECT lazy_free_kb() = :before AS none_left;
 RESET sketchshare.reusable_memory;
 
 -- Bad settings.
+-- (PostgreSQL's message for this one names the unit from 16 on: the SQLSTATE only)
+\set VERBOSITY sqlstate
 SET sketchshare.reusable_memory = -1;
+\set VERBOSITY default
 SET sketchshare.reusable_memory = 'lots';
 SET sketchshare.reusable_memory = '3PB';
 

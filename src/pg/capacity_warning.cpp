@@ -1,8 +1,9 @@
 #include "capacity_warning.hpp"
 
+#include "pg_compat.hpp"
+
 extern "C" {
 #include "access/xact.h"
-#include "storage/proc.h"
 }
 
 namespace sketch_pg {
@@ -10,7 +11,7 @@ namespace sketch_pg {
 void warn_past_capacity(CapacityMemo* memo, const CapacityCheck& c) {
     if (!sketch::past_capacity(c.after, c.capacity, c.fpr)) return;
     if (memo != nullptr) {
-        const LocalTransactionId lxid = MyProc->lxid;
+        const LocalTransactionId lxid = compat::local_xid();
         const TimestampTz statement = GetCurrentStatementStartTimestamp();
         if (c.was_past && memo->lxid == lxid && memo->statement == statement) return;
         memo->lxid = lxid;

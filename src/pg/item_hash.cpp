@@ -3,14 +3,13 @@
 #include "item_types.hpp"
 
 extern "C" {
-#include "catalog/namespace.h"
-#include "catalog/pg_namespace.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
 #include "pgtime.h"
 #include "utils/bytea.h"
 #include "utils/datetime.h"
 #include "utils/float.h"
+#include "utils/guc.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "utils/lsyscache.h"
@@ -155,20 +154,17 @@ static sketch::Hash128 hash_varlena(Datum value, uint64_t seed, bool trim_spaces
     return h;
 }
 
-// Makes search_path `pg_catalog, public` (no temp schema) the one catalog
-// names print under, until PopOverrideSearchPath: the names a session with
-// the default search_path prints (the digests filters already hold), in every
-// session; but for its "$user" schema and temporary objects, which that
-// session prints unqualified and which depend on the session, so print
-// qualified here.
-static void push_fixed_search_path() {
-    OverrideSearchPath path{};
-    const Oid public_schema = get_namespace_oid("public", true);
-    path.schemas = OidIsValid(public_schema) ? list_make1_oid(public_schema) : NIL;
-    path.addCatalog = true;
-    path.addTemp = false;
-    PushOverrideSearchPath(&path);  // (it copies the list)
-    list_free(path.schemas);
+// Sets search_path to `pg_catalog, public, pg_temp` until AtEOXact_GUC of
+// the returned nest level: catalog names then print as a session with the
+// default search_path prints them (the digests filters already hold), in
+// every session. Objects of a "$user" schema print qualified; temporary ones
+// print unqualified unless a permanent object of that name shadows them, and
+// never shadow one (the temporary schema comes last).
+static int set_fixed_search_path() {
+    const int level = NewGUCNestLevel();
+    (void)set_config_option("search_path", "pg_catalog, public, pg_temp", PGC_USERSET, PGC_S_SESSION,
+                            GUC_ACTION_SAVE, true, 0, false);
+    return level;
 }
 
 // Text output under fixed settings (ISO dates, UTC, postgres intervals, hex
@@ -188,18 +184,15 @@ static char* canonical_output(FmgrInfo* output, Datum value, bool fixed_search_p
     bytea_output = BYTEA_OUTPUT_HEX;
     session_timezone = utc;
     char* text = nullptr;
-    volatile bool pushed = false;  // read after a longjmp
+    volatile int level = 0;  // read after a longjmp
     PG_TRY();
     {
-        if (fixed_search_path) {
-            push_fixed_search_path();
-            pushed = true;
-        }
+        if (fixed_search_path) level = set_fixed_search_path();
         text = OutputFunctionCall(output, value);
     }
     PG_FINALLY();
     {
-        if (pushed) PopOverrideSearchPath();
+        if (level != 0) AtEOXact_GUC(true, level);
         DateStyle = saved_style;
         DateOrder = saved_order;
         IntervalStyle = saved_interval;

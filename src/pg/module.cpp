@@ -6,13 +6,13 @@
 #include <cstring>
 
 #include "pg.hpp"
+#include "pg_compat.hpp"
 #include "memory/reusable_memory.hpp"
 #include "prefetch/prefetch.hpp"
 #include "shared_objects/registry/shared_registry.hpp"
 
 extern "C" {
 #include "utils/guc.h"
-#include "utils/guc_tables.h"
 
 PG_MODULE_MAGIC;
 void _PG_init(void);
@@ -32,14 +32,6 @@ constexpr const char* kMaxSizeName = "sketchshare.max_shared_object_size";
 // sketchshare.max_shared_object_size (define_max_shared_object_size).
 bool max_size_lost = false;
 
-// The setting (or placeholder) of that name in GUC's table, or nullptr.
-config_generic* find_setting(const char* name) {
-    config_generic** settings = get_guc_variables();
-    for (int i = 0, n = GetNumConfigOptions(); i < n; ++i)
-        if (strcmp(settings[i]->name, name) == 0) return settings[i];
-    return nullptr;
-}
-
 // Until the library is loaded, sketchshare.max_shared_object_size is a
 // placeholder that takes any role's value. A connection option (PGOPTIONS
 // -c) of a role that may not set it replaces there the value that
@@ -49,14 +41,14 @@ config_generic* find_setting(const char* name) {
 // is defined here, and if its placeholder had a value that the definition
 // refused, the server's limit is unknown in this session.
 void define_max_shared_object_size() {
-    const config_generic* placeholder = find_setting(kMaxSizeName);
+    const config_generic* placeholder = compat::find_setting(kMaxSizeName);
     const bool had_value = placeholder != nullptr && placeholder->reset_source != PGC_S_DEFAULT;
     DefineCustomIntVariable(kMaxSizeName, "Largest file a new shared object may have.",
                             "1GB (the default). Creating, seeding or attaching a shared object whose file would be "
                             "larger fails before the file is made. -1: no limit; 0 refuses every new object.",
                             &sketch_pg::max_shared_object_size, kDefaultMaxSharedObjectSize, -1, INT_MAX, PGC_SUSET,
                             GUC_UNIT_KB, nullptr, nullptr, nullptr);
-    max_size_lost = had_value && find_setting(kMaxSizeName)->reset_source == PGC_S_DEFAULT;
+    max_size_lost = had_value && compat::find_setting(kMaxSizeName)->reset_source == PGC_S_DEFAULT;
 }
 
 }  // namespace
@@ -64,7 +56,7 @@ void define_max_shared_object_size() {
 // Known unless the definition lost it, or again once a role allowed to set
 // it has set it in this session (SET, a function's SET clause).
 bool max_shared_object_size_known() {
-    return !max_size_lost || find_setting(kMaxSizeName)->source >= PGC_S_SESSION;
+    return !max_size_lost || compat::find_setting(kMaxSizeName)->source >= PGC_S_SESSION;
 }
 }
 

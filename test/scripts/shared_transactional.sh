@@ -200,7 +200,8 @@ await_output b b-dropped
 check "after the drop the object is gone" "SELECT count(*) = 0 FROM shared_objects WHERE name = 'dropped'"
 echo "ok: a drop waited for a transaction's pending adds"
 # Adders enter by their slot in the object's header (the local transaction
-# id at 3072 + 64 * (n % 16) + 4 * (n / 16) for backend n + 1), holding no
+# id at 3072 + 64 * (n % 16) + 4 * (n / 16) for the backend numbered n from
+# 0; pg_locks shows it from 1 before PostgreSQL 17), holding no
 # object lock; a freeze or drop counts itself closing (the word at 276),
 # waits for the transactions in the slots (a virtualxid lock), then holds
 # adders off with the object's lock in share mode, which an adder entering
@@ -213,7 +214,8 @@ slot_of() {
     local vxid n
     vxid=$(q "SELECT virtualtransaction FROM pg_locks l JOIN pg_stat_activity a USING (pid)
               WHERE a.application_name = '$1' AND l.locktype = 'virtualxid'")
-    n=$((${vxid%/*} - 1))
+    n=${vxid%/*}
+    [ "$(q "SHOW server_version_num")" -ge 170000 ] || n=$((n - 1))
     echo "$((3072 + 64 * (n % 16) + 4 * (n / 16))) ${vxid#*/}"
 }
 object_locks() {  # object_locks NAME: the modes of the object's locks session NAME holds or waits for

@@ -6,6 +6,7 @@
 
 #include "module.hpp"
 #include "pg.hpp"
+#include "pg_compat.hpp"
 #include "prefetch/prefetch.hpp"
 #include "prefetch/prefetch_scan.hpp"
 #include "shared_objects/registry/shared_registry.hpp"
@@ -259,7 +260,7 @@ bool find_calls(Node* n, ProbeSearch* s) {
     } else if (IsA(n, Query)) {
         return false;  // a subquery's Vars index its own range table
     }
-    return expression_tree_walker(n, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(find_calls)), s);
+    return expression_tree_walker(n, SKETCH_TREE_WALKER(find_calls), s);
 }
 
 extern const CustomPathMethods kPathMethods;
@@ -309,7 +310,7 @@ void on_rel_pathlist(PlannerInfo* root, RelOptInfo* rel, Index rti, RangeTblEntr
         rte->tablesample != nullptr || !is_heap_table(rte->relid))
         return;
     ProbeSearch found{rti, NIL, NIL, nullptr, NIL};
-    query_tree_walker(root->parse, reinterpret_cast<bool (*)()>(reinterpret_cast<void (*)()>(find_calls)), &found,
+    query_tree_walker(root->parse, SKETCH_TREE_WALKER(find_calls), &found,
                       QTW_IGNORE_RANGE_TABLE);
     if (found.outer != nullptr) add_parameterized(root, rel, &found);
     ProbeSearch s = unparameterized(root, found);

@@ -7,6 +7,7 @@
 
 #include "module.hpp"
 #include "pg.hpp"
+#include "pg_compat.hpp"
 #include "prefetch/prefetch.hpp"
 #include "prefetch/prefetch_scan.hpp"
 #include "shared_objects/registry/shared_registry.hpp"
@@ -567,7 +568,7 @@ void read_ahead(PrefetchScanState* st, HeapScanDesc hs) {
         st->ahead = current;
     }
     if (st->reading) {
-        const int last = std::min(current + st->window, hs->rs_ntuples - 1);
+        const int last = std::min(current + st->window, int(hs->rs_ntuples) - 1);  // uint32 from 18
         if (st->ahead <= last) {
             MemoryContext old = MemoryContextSwitchTo(st->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
             st->n_rows_ahead += uint64_t(last + 1 - st->ahead);

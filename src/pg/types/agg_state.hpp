@@ -19,6 +19,7 @@
 #include "memory/detoast_into.hpp"
 #include "memory/huge_pages.hpp"
 #include "pg.hpp"
+#include "pg_compat.hpp"
 #include "memory/reusable_memory.hpp"
 
 extern "C" {
@@ -190,11 +191,7 @@ struct BufferedState {
     // filter, 16K page faults of 4 KiB); the copy made here is on huge pages.
     varlena* finish(FunctionCallInfo fcinfo) {
         settle();
-#if PG_VERSION_NUM >= 160000
-        if (!AggStateIsShared(fcinfo)) return flat;
-#else
-        (void)fcinfo;
-#endif
+        if (!compat::agg_state_may_be_shared(fcinfo)) return flat;
         auto* copy = static_cast<varlena*>(palloc_large(VARSIZE(flat)));
         memcpy(copy, flat, VARSIZE(flat));
         return copy;

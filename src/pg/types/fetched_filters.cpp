@@ -30,7 +30,17 @@ FetchedCopy* find_or_fetch(struct varlena* raw, MemoryContext cxt, size_t header
     if (FetchedCopy* held = find_held(raw)) return held;
     MemoryContext own = AllocSetContextCreate(cxt, "sketchshare fetched filter", ALLOCSET_SMALL_SIZES);
     auto* c = static_cast<FetchedCopy*>(MemoryContextAllocZero(own, sizeof(FetchedCopy)));
-    c->value = detoast_into(raw, [&](size_t len) { return alloc_reusable(own, len, header_bytes); });
+    struct Target {
+        MemoryContext own;
+        size_t header_bytes;
+    } target{own, header_bytes};
+    c->value = detoast_into(
+        raw,
+        [](size_t len, void* arg) {
+            auto* t = static_cast<Target*>(arg);
+            return alloc_reusable(t->own, len, t->header_bytes);
+        },
+        &target);
     c->id = stored_id(raw);
     c->cxt = own;
     return c;

@@ -9,6 +9,10 @@
 #include "memory/detoast_into.hpp"
 #include "pg.hpp"
 
+extern "C" {
+#include "access/detoast.h"
+}
+
 namespace sketch_pg {
 
 // Which stored value an out-of-line (VARATT_IS_EXTERNAL_ONDISK) datum is:

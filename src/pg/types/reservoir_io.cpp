@@ -14,6 +14,7 @@
 #include "guard.hpp"
 #include "module.hpp"
 #include "pg.hpp"
+#include "pg_compat.hpp"
 
 extern "C" {
 #include "access/parallel.h"
@@ -24,7 +25,6 @@ extern "C" {
 #include "libpq/pqformat.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
-#include "parser/parse_type.h"
 #include "utils/array.h"
 #include "utils/datum.h"
 #include "utils/expandeddatum.h"
@@ -45,9 +45,7 @@ namespace {
 // ---- text I/O helpers ----
 
 Oid type_from_name(const char* name, int errcode_value) {
-    Oid type;
-    int32 typmod;
-    parseTypeString(name, &type, &typmod, false);
+    const Oid type = sketch_pg::compat::type_by_name(name);
     if (get_typtype(type) == TYPTYPE_PSEUDO)
         ereport(ERROR, (errcode(errcode_value), errmsg("a reservoir cannot hold items of pseudo-type %s", name)));
     return type;

@@ -8,6 +8,7 @@
 
 #include "reservoir/shared_reservoir.hpp"
 #include "guard.hpp"
+#include "pg_compat.hpp"
 #include "shared_objects/registry/shared_registry.hpp"
 #include "shared_objects/reservoir/shared_reservoir_internal.hpp"
 #include "types/reservoir_value.hpp"
@@ -15,7 +16,6 @@
 extern "C" {
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
-#include "parser/parse_type.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 }
@@ -119,7 +119,7 @@ SKETCH_FUNCTION(shared_reservoir_snapshot) {
     const sr::Geometry g = view_of(e).geometry();
     Copy c = read_state(e, true);
     const char* recorded = single_item_type(c);
-    const Oid type = recorded == nullptr ? TEXTOID : typenameTypeId(nullptr, typeStringToTypeName(recorded));
+    const Oid type = recorded == nullptr ? TEXTOID : sketch_pg::compat::type_by_name(recorded);
     Datum* items = recorded == nullptr ? items_as_text(c) : items_as_type(c, type);
     PG_RETURN_DATUM(reservoir_pg::flat_build(reservoir_pg::elem_for(type), g.weighted != 0, int32(g.k), int64(c.seen),
                                              int32(c.count), items, c.keys));

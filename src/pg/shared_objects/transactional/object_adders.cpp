@@ -3,9 +3,10 @@
 // or by the object's heavyweight lock while a closer is counted.
 #include "shared_objects/transactional/object_adders.hpp"
 
+#include "pg_compat.hpp"
+#include "shared_objects/registry/registry_internal.hpp"
 #include "shared_objects/transactional/lock_classes.hpp"
 #include "shared_objects/transactional/pending_list.hpp"
-#include "shared_objects/registry/registry_internal.hpp"
 
 #include <sys/stat.h>
 
@@ -29,27 +30,6 @@ namespace sh = sketch::shared;
 // closer share.
 void object_tag(LOCKTAG* tag, uint64 file_id) { set_lock_tag(tag, file_id, LockClass::object); }
 
-// The process's number (its adder slot; not below 0 for a backend: other
-// processes get a number past the slots) and a transaction's virtual id.
-#if PG_VERSION_NUM >= 170000
-uint32 process_number() { return uint32(MyProcNumber); }
-LocalTransactionId local_xid() { return MyProc->vxid.lxid; }
-VirtualTransactionId vxid_of(uint32 number, LocalTransactionId id) {
-    VirtualTransactionId v;
-    v.procNumber = ProcNumber(number);
-    v.localTransactionId = id;
-    return v;
-}
-#else
-uint32 process_number() { return uint32(MyBackendId - 1); }
-LocalTransactionId local_xid() { return MyProc->lxid; }
-VirtualTransactionId vxid_of(uint32 number, LocalTransactionId id) {
-    VirtualTransactionId v;
-    v.backendId = BackendId(number + 1);
-    v.localTransactionId = id;
-    return v;
-}
-#endif
 
 // A closer's hold on an object: the object's header page, counted closing
 // until the (sub)transaction that took it ends. In TopMemoryContext.
@@ -162,8 +142,8 @@ sh::FileHeader* closing_page(const char* name, uint64 file_id) {
 
 void enter_object(PendingObject& po) {
     if (po.adder_level != 0) return;
-    const uint32 me = process_number();
-    if (!(me < sh::kAdderSlots && sh::enter_adder(po.entry->map.header(), me, local_xid()))) {
+    const uint32 me = compat::process_number();
+    if (!(me < sh::kAdderSlots && sh::enter_adder(po.entry->map.header(), me, compat::local_xid()))) {
         LOCKTAG tag;
         object_tag(&tag, po.file_id);
         (void)LockAcquire(&tag, RowExclusiveLock, false, false);
@@ -174,7 +154,7 @@ void enter_object(PendingObject& po) {
 }
 
 void leave_object(const PendingObject& po) {
-    const uint32 me = process_number();
+    const uint32 me = compat::process_number();
     if (me < sh::kAdderSlots && po.entry->loaded && po.entry->file_id == po.file_id)
         sh::leave_adder(po.entry->map.header(), me);
 }
@@ -188,10 +168,10 @@ void wait_for_pending_adds(const char* name, uint64 file_id) {
         sh::count_in(&page->closing);
         // Before the lock: an adder that read the slot's id here may be
         // entering by the lock now, and must get it.
-        const uint32 me = process_number();
+        const uint32 me = compat::process_number();
         for (uint32 i = 0; i < sh::kAdderSlots; ++i) {
             const LocalTransactionId id = sh::load_adder(page, i);
-            if (id != InvalidLocalTransactionId && i != me) (void)VirtualXactLock(vxid_of(i, id), true);
+            if (id != InvalidLocalTransactionId && i != me) (void)VirtualXactLock(compat::vxid_of(i, id), true);
         }
     }
     LOCKTAG tag;
