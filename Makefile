@@ -85,7 +85,7 @@ unit: $(UNIT_BIN)
 bench/core/%_bench: bench/core/%_bench.cpp $(CORE_LIB) $(CORE_HDRS)
 	$(CXX) -std=c++17 -O2 -g -Isrc/core -o $@ $< $(CORE_LIB) -lbenchmark -lpthread
 
-# ---- side by side with Boost.Bloom (bench/README.md, "Core: boost_compare") ----
+# ---- side by side with Boost.Bloom (bench/README.md, "boost_compare") ----
 # Header-only Boost.Bloom and its dependencies, each checked out as
 # BOOST_BLOOM_DEPS/NAME/include. Both sides are compiled here with -O3
 # -march=native: the kernels from their sources, not the library's objects.

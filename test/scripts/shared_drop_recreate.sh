@@ -3,7 +3,7 @@
 # 1. A file damaged in any of the ways shared_objects.status names (cut
 #    shorter than a header, wrong magic, the other byte order, a symlink
 #    planted at the path) goes with the drop, so the name can be created
-#    again (docs/operations.md: "Drop the object ... and recreate it"); a symlink's target
+#    again (docs/operations.md, "Damaged files": drop the object and create it again); a symlink's target
 #    is left alone. So does a file without the magic that no process holds
 #    (what a create whose process is gone left).
 # 2. A create that commits while the drop of the previous object of that name

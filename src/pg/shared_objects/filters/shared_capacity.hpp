@@ -12,7 +12,7 @@
 // if its transaction aborts.
 //
 // Objects that scale (expansion 1 or more) grow by a sub-filter instead of
-// refusing (shared_capacity.cpp, docs/internals.md "Growth"), up to
+// refusing (shared_capacity.cpp, docs/internals.md "Capacity and growth"), up to
 // sketchshare.max_shared_object_size; those of unknown capacity (made from a
 // bloom value, which does not record it) count their items without refusing
 // any add or growing.
